@@ -1,0 +1,32 @@
+"""Shared fixtures: the corpus of real traces, temporary stores, the CLI runner."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+EXAMPLES = REPO / "traces" / "examples"
+
+
+def _corpus_dir() -> Path:
+    env = os.environ.get("WORKBENCH_CORPUS")
+    return Path(env) if env else REPO.parent / "shared" / "corpus"
+
+
+CORPUS = _corpus_dir()
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """``../shared/corpus`` (or ``$WORKBENCH_CORPUS``); the corpus tests need it."""
+    if not CORPUS.is_dir():
+        pytest.fail(f"the trace corpus is missing at {CORPUS}; set WORKBENCH_CORPUS")
+    return CORPUS
+
+
+@pytest.fixture
+def store_dir(tmp_path: Path) -> Path:
+    return tmp_path / "store"

@@ -1,0 +1,133 @@
+"""Parsing shared by every adapter: whole documents, JSON lines, JSON inside strings,
+timestamps. Errors come out as ``InputError`` subclasses naming the file and line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import EncodingError, InvalidJSONError, JSONDecodeError, loads
+from ._source import SourceFile
+
+__all__ = [
+    "iter_json_lines",
+    "load_document",
+    "maybe_json",
+    "parse_time_ns",
+]
+
+_READ_CHUNK = 1 << 20
+
+
+def _encoding_error(source: SourceFile, data: bytes, line_offset: int = 0) -> EncodingError | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = line_offset + data.count(b"\n", 0, exc.start) + 1
+        return EncodingError(f"{source.display}: line {line} is not UTF-8 "
+                             f"(byte 0x{data[exc.start]:02x})", file=source.display, line=line)
+    return None
+
+
+def _json_error(source: SourceFile, exc: Exception, line: int | None = None) -> InvalidJSONError:
+    lineno = getattr(exc, "lineno", None)
+    col = getattr(exc, "colno", None)
+    where = f"line {line if line is not None else lineno}"
+    if line is None and col is not None:
+        where += f", column {col}"
+    msg = getattr(exc, "msg", str(exc)).split("\n")[0]
+    return InvalidJSONError(f"{source.display}: invalid JSON at {where}: {msg}",
+                            file=source.display, line=line if line is not None else lineno)
+
+
+def load_document(source: SourceFile) -> Any:
+    """The whole file as one JSON value."""
+    data = source.path.read_bytes()
+    try:
+        return loads(data)
+    except JSONDecodeError as exc:
+        raise (_encoding_error(source, data) or _json_error(source, exc)) from None
+
+
+def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; memory bounded by one line."""
+    with open(source.path, "rb") as f:
+        for n, raw in enumerate(f, 1):
+            if not raw.strip():
+                continue
+            try:
+                yield n, loads(raw)
+            except JSONDecodeError as exc:
+                raise (_encoding_error(source, raw, n - 1) or _json_error(source, exc, n)) from None
+
+
+def maybe_json(value: Any) -> Any:
+    """A string that holds a JSON object or array, decoded; anything else as it is."""
+    if isinstance(value, str):
+        s = value.lstrip()
+        if s[:1] in ("{", "[") and s.rstrip()[-1:] in ("}", "]"):
+            try:
+                return loads(value)
+            except JSONDecodeError:
+                return value
+    return value
+
+
+_ISO = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s*"
+    r"(Z|z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_time_ns(value: Any) -> int | None:
+    """Nanoseconds since the epoch from the forms traces use, or None.
+
+    ISO 8601 (up to nanoseconds; no zone means UTC), OTLP ``*UnixNano`` strings and
+    numbers, OpenTelemetry JS ``[seconds, nanos]`` pairs, and epoch numbers in s, ms,
+    us or ns (told apart by magnitude).
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, list | tuple) and len(value) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return int(value[0]) * 1_000_000_000 + int(value[1])
+    if isinstance(value, str):
+        s = value.strip()
+        if not s:
+            return None
+        if s.lstrip("-").isdigit():
+            return _epoch_ns(int(s))
+        m = _ISO.match(s)
+        if m is None:
+            try:
+                return _epoch_ns(float(s))
+            except ValueError:
+                return None
+        y, mo, d, h, mi, sec, frac, tz = m.groups()
+        try:
+            base = dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec),
+                               tzinfo=dt.UTC)
+        except ValueError:
+            return None
+        offset = 0
+        if tz and tz not in ("Z", "z"):
+            sign = 1 if tz[0] == "+" else -1
+            digits = tz[1:].replace(":", "")
+            offset = sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+        ns = int((frac or "").ljust(9, "0")[:9] or 0)
+        return (int(base.timestamp()) - offset) * 1_000_000_000 + ns
+    if isinstance(value, int | float):
+        return _epoch_ns(value)
+    return None
+
+
+def _epoch_ns(v: float) -> int:
+    a = abs(v)
+    if a < 1e11:        # seconds (until the year 5138)
+        return int(round(v * 1e9))
+    if a < 1e14:        # milliseconds
+        return int(round(v * 1e6))
+    if a < 1e17:        # microseconds
+        return int(round(v * 1e3))
+    return int(v)

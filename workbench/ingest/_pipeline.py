@@ -1,0 +1,235 @@
+"""``ingest``: files in, one committed store batch out, or nothing at all.
+
+Read (adapter) -> stage (columnar, bounded memory) -> finalize (sort, seq, refs,
+orphans) -> commit (under the store lock). Any error before the commit leaves the
+store as it was: the staging area is removed and no commit record is written.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..model import (
+    TRACES,
+    InputError,
+    InvalidTraceError,
+    NotFoundError,
+    StoreError,
+    WorkbenchError,
+    dumps,
+)
+from ..store import Store
+from ._finalize import TraceStats, finalize
+from ._registry import adapter_for, detect
+from ._source import Adapter, RawEvent, SourceFile, TraceInfo
+from ._stage import Stager
+
+__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
+
+_HEAD = 1 << 16
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    phase: str          # "read", "write"
+    events: int
+    file: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceSummary:
+    trace_id: str
+    events: int
+    format: str
+    source: str
+    tool_calls: int = 0
+    orphans: int = 0
+
+
+@dataclass
+class IngestResult:
+    traces: list[TraceSummary] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    batch: str | None = None
+
+    @property
+    def events(self) -> int:
+        return sum(t.events for t in self.traces)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "traces": [{"trace_id": t.trace_id, "events": t.events, "format": t.format,
+                        "source": t.source, "tool_calls": t.tool_calls, "orphans": t.orphans}
+                       for t in self.traces],
+            "events": self.events,
+            "skipped": self.skipped,
+            "batch": self.batch,
+        }
+
+
+def open_source(path: str | os.PathLike[str]) -> SourceFile:
+    """Hash a file and read its head; errors name the file."""
+    p = Path(path)
+    if not p.exists():
+        raise NotFoundError(f"no such file: {p}", code="FILE_NOT_FOUND",
+                            hint="check the path", file=str(p))
+    if not p.is_file():
+        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p))
+    h = hashlib.sha256()
+    head = b""
+    size = 0
+    try:
+        with open(p, "rb") as f:
+            while chunk := f.read(1 << 20):
+                if not head:
+                    head = chunk[:_HEAD]
+                h.update(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise InputError(f"cannot read {p}: {exc.strerror}", code="UNREADABLE",
+                         file=str(p)) from None
+    return SourceFile(p, h.hexdigest(), size, head)
+
+
+def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
+    """Files to read; ``True`` marks a file found inside a named directory."""
+    out: list[tuple[Path, bool]] = []
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            out.extend((f, True) for f in sorted(p.rglob("*"))
+                       if f.is_file() and not any(part.startswith(".") for part in f.parts))
+        else:
+            out.append((p, False))
+    return out
+
+
+def _merge_info(into: dict[str, TraceInfo], info: TraceInfo) -> None:
+    have = into.get(info.trace_id)
+    if have is None:
+        into[info.trace_id] = TraceInfo(info.trace_id, info.root_task, list(info.tools),
+                                        dict(info.versions), dict(info.attrs))
+        return
+    have.root_task = have.root_task or info.root_task
+    have.tools.extend(t for t in info.tools if t not in have.tools)
+    for k, v in info.versions.items():
+        have.versions.setdefault(k, v)
+    have.attrs.update(info.attrs)
+
+
+def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
+          infos: dict[str, TraceInfo], report: Callable[[int], None]) -> int:
+    n = 0
+    try:
+        for item in adapter.read(source):
+            if isinstance(item, RawEvent):
+                stager.add(item, src)
+                n += 1
+                if n % 10000 == 0:
+                    report(stager.rows)
+            else:
+                _merge_info(infos, item)
+    except WorkbenchError as exc:
+        if "file" not in exc.details and isinstance(exc, InputError):
+            exc.message = f"{source.display}: {exc.message}"
+            exc.args = (exc.message,)
+        raise
+    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+        raise InvalidTraceError(
+            f"{source.display}: not a readable {adapter.name} file ({type(exc).__name__}: "
+            f"{str(exc)[:200]})", file=source.display) from None
+    if n == 0:
+        raise InvalidTraceError(f"{source.display}: no events in this {adapter.name} file",
+                                file=source.display)
+    return n
+
+
+def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
+           progress: Callable[[IngestProgress], None] | None = None) -> IngestResult:
+    """Read the files into one new store batch. Re-ingesting a file adds nothing."""
+    forced = None if format == "auto" else adapter_for(format)
+    result = IngestResult()
+    known = store.source_hashes() if store.exists else set()
+    sources: list[tuple[SourceFile, Adapter]] = []
+    seen: set[str] = set()
+    for path, from_dir in _expand(paths):
+        src = open_source(path)
+        if src.sha256 in known or src.sha256 in seen:
+            result.skipped.append({"path": src.display, "reason": "already ingested"
+                                   if src.sha256 in known else "same content as another file"})
+            continue
+        if src.size == 0 and from_dir:
+            continue
+        try:
+            adapter = forced or detect(src)
+        except InputError:
+            if from_dir:
+                result.skipped.append({"path": src.display, "reason": "not a trace file"})
+                continue
+            raise
+        seen.add(src.sha256)
+        sources.append((src, adapter))
+    if not sources:
+        return result
+
+    def report(n: int, phase: str = "read", file: str | None = None) -> None:
+        if progress is not None:
+            progress(IngestProgress(phase, n, file))
+
+    with store.stage() as batch:
+        stager = Stager(batch.dir / "_work")
+        infos: dict[str, TraceInfo] = {}
+        for i, (src, adapter) in enumerate(sources):
+            _read(adapter, src, i, stager, infos, lambda n, f=src.display: report(n, "read", f))
+        stager.flush()
+        stats = finalize(stager.files, lambda n: batch.path("events", f"{batch.id}-{n}.parquet"),
+                         batch.dir / "_work" / "sort", store.trace_ids() if store.exists else None,
+                         lambda n: report(n, "write"))
+        _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
+                      sources)
+        try:
+            batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
+                                   "size": s.size} for s, a in sources],
+                         trace_ids=list(stats))
+        except StoreError as exc:
+            if exc.code != "ALREADY_INGESTED":
+                raise
+            result.skipped.extend({"path": s.display, "reason": "already ingested"}
+                                  for s, _ in sources)
+            return result
+        result.batch = batch.id
+    for tid, st in stats.items():
+        src, adapter = sources[st.src]
+        result.traces.append(TraceSummary(tid, st.events, adapter.name, src.display,
+                                          st.counts.get("tool_call", 0), st.orphans))
+    return result
+
+
+def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
+                  infos: dict[str, TraceInfo], sources: list[tuple[SourceFile, Adapter]]) -> None:
+    now = dt.datetime.now(dt.UTC)
+    rows = []
+    for tid, st in stats.items():
+        src, adapter = sources[st.src]
+        info = infos.get(tid) or TraceInfo(tid)
+        rows.append({
+            "trace_id": tid, "source_format": adapter.name, "source_path": src.display,
+            "source_sha256": src.sha256, "ingested_at": now, "batch": batch_id,
+            "events": st.events, "start_ns": st.start_ns, "end_ns": st.end_ns,
+            "root_task": info.root_task, "tools": dumps(info.tools),
+            "versions": dumps(info.versions), "redaction": dumps({"ingest": "off"}),
+            "derived_from": None,
+            "attrs": dumps({**info.attrs, "counts": st.counts, "orphans": st.orphans}),
+        })
+    pq.write_table(pa.Table.from_pylist(rows, schema=TRACES), path, compression="zstd")
+
+

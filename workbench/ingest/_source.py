@@ -1,0 +1,84 @@
+"""What adapters read and what they yield.
+
+An adapter maps one source format onto the event model. It reads a ``SourceFile`` and
+yields ``RawEvent`` (one per event, in the order the file has them) and, optionally,
+``TraceInfo`` (trace-level metadata). The pipeline does the rest: ``seq`` from
+recording order, data-flow refs, orphan flags, size limits, staging and the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["Adapter", "RawEvent", "SourceFile", "TraceInfo"]
+
+
+@dataclass(slots=True)
+class RawEvent:
+    """One event as an adapter reads it. JSON fields hold Python values, not text.
+
+    ``seq`` and ``refs`` stay None unless the source states them (our own JSONL);
+    the pipeline then keeps them instead of deriving them.
+    """
+
+    trace_id: str
+    event_id: str
+    parent_id: str | None
+    kind: str
+    name: str
+    start_ns: int | None = None
+    end_ns: int | None = None
+    status: str = "unset"
+    args: Any = None
+    result: Any = None
+    error: dict[str, Any] | None = None
+    attrs: dict[str, Any] = field(default_factory=dict)
+    seq: int | None = None
+    refs: list[dict[str, str]] | None = None
+
+
+@dataclass(slots=True)
+class TraceInfo:
+    """Trace-level metadata an adapter found. Later values for a trace fill gaps only,
+    except ``tools`` and ``attrs``, which merge."""
+
+    trace_id: str
+    root_task: str | None = None
+    tools: list[Any] = field(default_factory=list)
+    versions: dict[str, Any] = field(default_factory=dict)
+    attrs: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """A file to ingest: its path as the user named it, its hash and its first bytes."""
+
+    path: Path
+    sha256: str
+    size: int
+    head: bytes  # up to the first 64 KiB, for detection
+
+    @property
+    def display(self) -> str:
+        return str(self.path)
+
+
+class Adapter(Protocol):
+    """A source format. ``name`` is what ``--format`` takes."""
+
+    name: str
+
+    def sniff(self, source: SourceFile) -> int:
+        """How sure (0-100) this adapter is that it can read the file, from its head."""
+        ...
+
+    def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
+        """Yield the file's events (and trace metadata) in file order.
+
+        Raise ``InvalidTraceError`` (or another ``InputError``) for a file this format
+        cannot read; never let a ``KeyError`` or ``TypeError`` escape on odd input.
+        """
+        ...

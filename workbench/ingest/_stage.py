@@ -1,0 +1,133 @@
+"""Columnar staging: adapters' events become Arrow batches on disk, a batch at a time.
+
+Memory is bounded by ``rows_per_file`` events, whatever the size of the input. JSON
+fields are serialised once, here; any string longer than ``MAX_STRING`` characters is
+cut to its first ``KEEP_CHARS`` and a marker naming its length and sha256, and the
+event is flagged ``truncated`` (a 50 MB attribute is stored, not fatal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ..model import EVENT_KINDS, FLAGS_KEY, STATUSES, InvalidTraceError, dumps
+from ._source import RawEvent
+
+__all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager"]
+
+MAX_STRING = 1 << 20
+KEEP_CHARS = 1 << 16
+
+STAGED = pa.schema([
+    ("trace_id", pa.string()), ("event_id", pa.string()), ("parent_id", pa.string()),
+    ("kind", pa.string()), ("name", pa.string()),
+    ("start_ns", pa.int64()), ("end_ns", pa.int64()), ("status", pa.string()),
+    ("args", pa.string()), ("result", pa.string()), ("error", pa.string()),
+    ("attrs", pa.string()), ("seq_given", pa.int64()), ("refs_given", pa.string()),
+    ("ord", pa.int64()), ("src", pa.int32()),
+])
+
+_KINDS = frozenset(EVENT_KINDS)
+_STATUSES = frozenset(STATUSES)
+
+
+def _truncate(value: Any) -> tuple[Any, bool]:
+    if isinstance(value, str):
+        if len(value) > MAX_STRING:
+            digest = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+            return (value[:KEEP_CHARS]
+                    + f"…«truncated: {len(value)} chars, sha256:{digest}»"), True
+        return value, False
+    if isinstance(value, dict):
+        cut = False
+        out = {}
+        for k, v in value.items():
+            out[k], c = _truncate(v)
+            cut |= c
+        return out, cut
+    if isinstance(value, list):
+        cut = False
+        items = []
+        for v in value:
+            nv, c = _truncate(v)
+            items.append(nv)
+            cut |= c
+        return items, cut
+    return value, False
+
+
+class Stager:
+    """Collects events column by column and spills them as Parquet files."""
+
+    def __init__(self, directory: Path, rows_per_file: int = 65536) -> None:
+        self.directory = directory
+        self.rows_per_file = rows_per_file
+        self.files: list[Path] = []
+        self.rows = 0
+        self._cols: dict[str, list[Any]] = {n: [] for n in STAGED.names}
+
+    def add(self, ev: RawEvent, src: int) -> None:
+        c = self._cols
+        if not ev.trace_id or not ev.event_id:
+            raise InvalidTraceError(f"an event has no {'trace' if not ev.trace_id else 'event'} id")
+        if ev.kind not in _KINDS:
+            raise InvalidTraceError(f"event {ev.event_id}: unknown kind {ev.kind!r}",
+                                    hint="kinds: " + ", ".join(EVENT_KINDS))
+        if ev.status not in _STATUSES:
+            raise InvalidTraceError(f"event {ev.event_id}: unknown status {ev.status!r}",
+                                    hint="statuses: " + ", ".join(STATUSES))
+        truncated = False
+        texts: list[str | None] = []
+        for value in (ev.args, ev.result, ev.error):
+            text = dumps(value)
+            if len(text) > MAX_STRING:
+                value, cut = _truncate(value)
+                truncated |= cut
+                text = dumps(value)
+            texts.append(text)
+        if ev.error is None:
+            texts[2] = None  # the error column is null where nothing is known
+        attrs = ev.attrs
+        attrs_text = dumps(attrs)
+        if len(attrs_text) > MAX_STRING:
+            attrs, cut = _truncate(attrs)
+            truncated |= cut
+        if truncated:
+            attrs = dict(attrs)
+            attrs[FLAGS_KEY] = [*attrs.get(FLAGS_KEY, []), "truncated"]
+        if truncated or attrs is not ev.attrs:
+            attrs_text = dumps(attrs)
+        c["trace_id"].append(str(ev.trace_id))
+        c["event_id"].append(str(ev.event_id))
+        c["parent_id"].append(None if ev.parent_id in (None, "") else str(ev.parent_id))
+        c["kind"].append(ev.kind)
+        c["name"].append(str(ev.name))
+        c["start_ns"].append(ev.start_ns)
+        c["end_ns"].append(ev.end_ns)
+        c["status"].append(ev.status)
+        c["args"].append(texts[0])
+        c["result"].append(texts[1])
+        c["error"].append(texts[2])
+        c["attrs"].append(attrs_text)
+        c["seq_given"].append(ev.seq)
+        c["refs_given"].append(None if ev.refs is None else dumps(ev.refs))
+        c["ord"].append(self.rows)
+        c["src"].append(src)
+        self.rows += 1
+        if len(c["ord"]) >= self.rows_per_file:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._cols["ord"]:
+            return
+        table = pa.Table.from_pydict(self._cols, schema=STAGED)
+        path = self.directory / f"staged-{len(self.files):05d}.parquet"
+        self.directory.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, path, compression="lz4")
+        self.files.append(path)
+        self._cols = {n: [] for n in STAGED.names}

@@ -1,0 +1,96 @@
+"""The Arrow schemas of the store: the single source of truth for column names and types.
+
+``EVENTS`` is the event model of DESIGN.md, column for column; ``TRACES`` holds
+trace-level metadata. Everything that writes or reads the store takes the names
+from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+__all__ = [
+    "EVENTS",
+    "EVENT_COLUMNS",
+    "EVENT_KINDS",
+    "FLAGS_KEY",
+    "JSON_COLUMNS",
+    "REF_TYPE",
+    "STATUSES",
+    "TRACES",
+    "Column",
+]
+
+EVENT_KINDS: tuple[str, ...] = (
+    "agent", "llm_call", "tool_call", "http", "message", "state", "receipt", "error", "other",
+)
+STATUSES: tuple[str, ...] = ("ok", "error", "unset")
+
+#: attrs key under which the workbench records what it noticed about an event
+#: (``orphan``: the parent is not in the trace; ``truncated``: a value was cut).
+FLAGS_KEY = "workbench.flags"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: pa.DataType
+    nullable: bool
+    description: str
+
+
+REF_TYPE = pa.struct([
+    pa.field("event_id", pa.string(), nullable=False),
+    pa.field("path", pa.string(), nullable=False),
+    pa.field("from_path", pa.string(), nullable=False),
+])
+
+_EVENT_COLUMNS = (
+    Column("trace_id", pa.string(), False, "the trace"),
+    Column("event_id", pa.string(), False, "unique within the trace"),
+    Column("parent_id", pa.string(), True, "containment: agent > model call > tool call"),
+    Column("seq", pa.int64(), False, "position in recording order, 0-based, unique per trace"),
+    Column("kind", pa.string(), False, "one of EVENT_KINDS"),
+    Column("name", pa.string(), False, "tool name, 'GET /v1/orders', model name"),
+    Column("start_ns", pa.int64(), True, "wall-clock start, ns since the epoch"),
+    Column("end_ns", pa.int64(), True, "wall-clock end, ns since the epoch"),
+    Column("status", pa.string(), False, "ok, error or unset"),
+    Column("args", pa.string(), False, "JSON: tool arguments or HTTP request"),
+    Column("result", pa.string(), False, "JSON: tool result or HTTP response"),
+    Column("error", pa.string(), True, "JSON: {code, message, retryable, ...} where known"),
+    Column("attrs", pa.string(), False, "JSON: everything else the source carried"),
+    Column("refs", pa.list_(REF_TYPE), False, "data-flow edges into earlier events"),
+)
+
+_TRACE_COLUMNS = (
+    Column("trace_id", pa.string(), False, "the trace"),
+    Column("source_format", pa.string(), False, "adapter that read it (otlp, jsonl, ...)"),
+    Column("source_path", pa.string(), False, "the file as named on the command line"),
+    Column("source_sha256", pa.string(), False, "sha256 of the source file's bytes"),
+    Column("ingested_at", pa.timestamp("us", tz="UTC"), False, "when it was committed"),
+    Column("batch", pa.string(), False, "the ingest transaction that wrote it"),
+    Column("events", pa.int64(), False, "number of events"),
+    Column("start_ns", pa.int64(), True, "earliest event start"),
+    Column("end_ns", pa.int64(), True, "latest event end"),
+    Column("root_task", pa.string(), True, "the task the agent was given, where known"),
+    Column("tools", pa.string(), False, "JSON: tool definitions visible to the agent"),
+    Column("versions", pa.string(), False, "JSON: model, provider, runtime versions"),
+    Column("redaction", pa.string(), False, "JSON: the redaction policy applied at ingest"),
+    Column("derived_from", pa.string(), True, "source trace of a minimized or derived trace"),
+    Column("attrs", pa.string(), False, "JSON: other trace-level metadata"),
+)
+
+
+def _schema(columns: tuple[Column, ...]) -> pa.Schema:
+    return pa.schema([
+        pa.field(c.name, c.type, nullable=c.nullable,
+                 metadata={"description": c.description}) for c in columns
+    ])
+
+
+EVENTS: pa.Schema = _schema(_EVENT_COLUMNS)
+TRACES: pa.Schema = _schema(_TRACE_COLUMNS)
+EVENT_COLUMNS: tuple[str, ...] = tuple(c.name for c in _EVENT_COLUMNS)
+JSON_COLUMNS: tuple[str, ...] = ("args", "result", "error", "attrs")

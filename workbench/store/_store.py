@@ -1,0 +1,300 @@
+"""The trace store: append-only Parquet batches, made visible by commit records.
+
+Layout (Hive-style, so any Parquet engine can read the data files)::
+
+    STORE/
+      store.json                      format marker and version
+      events/day=YYYY-MM-DD/B-n.parquet   each sorted by (trace_id, seq)
+      traces/day=YYYY-MM-DD/B.parquet
+      _commits/B.json                 what batch B wrote: files, source hashes, trace ids
+      _staging/B/                     a batch being written (owned by a live process)
+
+A writer stages a batch under ``_staging`` (outside any lock), then commits it under
+the store lock: it re-checks sources and trace ids, renames the staged files into place
+and writes the commit record last. Readers see only files named by commit records, so a
+crash at any point leaves the store as it was; the next writer removes the leftovers.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import shutil
+import uuid
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from ..model import (
+    EVENTS,
+    NotFoundError,
+    QueryError,
+    StoreCorruptError,
+    StoreError,
+    Trace,
+    TraceExistsError,
+    dumps,
+    loads,
+)
+from ._files import atomic_write, exclusive_lock, fsync_dir, try_lock
+from ._views import create_views
+
+__all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "resolve_store_path"]
+
+DEFAULT_STORE = Path("traces/store")
+TABLES = ("events", "traces", "findings", "replays")
+_MARKER = {"format": "workbench-store", "version": 1}
+
+
+def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
+    """``--store``, else ``$WORKBENCH_STORE``, else ``./traces/store``."""
+    if path:
+        return Path(path)
+    env = os.environ.get("WORKBENCH_STORE")
+    return Path(env) if env else DEFAULT_STORE
+
+
+@dataclass(frozen=True)
+class Commit:
+    """The record that makes a batch visible."""
+
+    batch: str
+    committed_at: str
+    files: tuple[str, ...]
+    sources: tuple[dict[str, Any], ...]
+    trace_ids: tuple[str, ...]
+
+    def to_json(self) -> bytes:
+        return dumps({"batch": self.batch, "committed_at": self.committed_at,
+                      "files": list(self.files), "sources": list(self.sources),
+                      "trace_ids": list(self.trace_ids)}).encode()
+
+
+@dataclass
+class Batch:
+    """A batch being staged. Put files under ``path(table, name)``, then ``commit``."""
+
+    store: Store
+    id: str
+    dir: Path
+    committed: Commit | None = None
+    _lock_fd: int | None = field(default=None, repr=False)
+
+    def path(self, table: str, name: str) -> Path:
+        if table not in TABLES:
+            raise ValueError(f"unknown table {table}")
+        p = self.dir / table / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        return p
+
+    def staged_files(self) -> list[Path]:
+        return sorted(p for t in TABLES if (self.dir / t).is_dir()
+                      for p in (self.dir / t).iterdir() if p.suffix == ".parquet")
+
+    def commit(self, *, sources: Iterable[dict[str, Any]] = (),
+               trace_ids: Iterable[str] = ()) -> Commit:
+        return self.store._commit(self, list(sources), list(trace_ids))
+
+
+class Store:
+    """A trace store rooted at a directory. Cheap to construct; creates nothing until written."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    # -- layout -------------------------------------------------------------------------
+    @property
+    def exists(self) -> bool:
+        return (self.root / "store.json").is_file()
+
+    def _ensure(self) -> None:
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"store path {self.root} is a file, not a directory",
+                             hint="pass a directory with --store", code="STORE_NOT_A_DIRECTORY")
+        if not self.exists:
+            if self.root.is_dir() and any(p.name != ".lock" for p in self.root.iterdir()):
+                raise StoreError(
+                    f"{self.root} is not empty and is not a workbench store",
+                    hint="pass an empty or new directory with --store", code="NOT_A_STORE")
+            self.root.mkdir(parents=True, exist_ok=True)
+            with exclusive_lock(self.root / ".lock"):
+                if not self.exists:
+                    atomic_write(self.root / "store.json", dumps(_MARKER).encode())
+        self._check_marker()
+
+    def _check_marker(self) -> None:
+        try:
+            marker = loads((self.root / "store.json").read_bytes())
+        except Exception as exc:
+            raise StoreCorruptError(f"{self.root}/store.json is unreadable: {exc}") from None
+        if not isinstance(marker, dict) or marker.get("format") != _MARKER["format"]:
+            raise StoreCorruptError(f"{self.root}/store.json is not a workbench store marker")
+        if int(marker.get("version", 0)) > _MARKER["version"]:
+            raise StoreError(f"store version {marker.get('version')} is newer than this workbench",
+                             hint="upgrade the workbench", code="STORE_TOO_NEW")
+
+    # -- commits ------------------------------------------------------------------------
+    def commits(self) -> list[Commit]:
+        """Every committed batch, oldest first."""
+        d = self.root / "_commits"
+        if not d.is_dir():
+            return []
+        out = []
+        for p in sorted(d.glob("*.json")):
+            try:
+                c = loads(p.read_bytes())
+                out.append(Commit(c["batch"], c["committed_at"], tuple(c["files"]),
+                                  tuple(c.get("sources", ())), tuple(c.get("trace_ids", ()))))
+            except Exception as exc:
+                raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
+        out.sort(key=lambda c: (c.committed_at, c.batch))
+        return out
+
+    def files(self, table: str) -> list[Path]:
+        """The committed data files of one table."""
+        prefix = table + "/"
+        return [self.root / f for c in self.commits() for f in c.files if f.startswith(prefix)]
+
+    def source_hashes(self) -> set[str]:
+        return {s["sha256"] for c in self.commits() for s in c.sources if "sha256" in s}
+
+    def trace_ids(self) -> set[str]:
+        return {t for c in self.commits() for t in c.trace_ids}
+
+    # -- writing ------------------------------------------------------------------------
+    @contextmanager
+    def stage(self) -> Iterator[Batch]:
+        """A staging area for one batch; removed on exit, committed or not."""
+        self._ensure()
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%S")
+        batch_id = f"{stamp}-{uuid.uuid4().hex[:12]}"
+        d = self.root / "_staging" / batch_id
+        d.mkdir(parents=True)
+        fd = try_lock(d / ".owner")
+        batch = Batch(self, batch_id, d, _lock_fd=fd)
+        try:
+            yield batch
+        finally:
+            if fd is not None:
+                os.close(fd)
+            shutil.rmtree(d, ignore_errors=True)
+
+    def _commit(self, batch: Batch, sources: list[dict[str, Any]],
+                trace_ids: list[str]) -> Commit:
+        if batch.committed is not None:
+            raise StoreError(f"batch {batch.id} is already committed")
+        with exclusive_lock(self.root / ".lock"):
+            self._recover()
+            known = self.commits()
+            have_sources = {s["sha256"] for c in known for s in c.sources if "sha256" in s}
+            dup = [s for s in sources if s.get("sha256") in have_sources]
+            if sources and len(dup) == len(sources):
+                raise StoreError("every source of this batch is already in the store",
+                                 code="ALREADY_INGESTED")
+            have_traces = {t for c in known for t in c.trace_ids}
+            clash = sorted(set(trace_ids) & have_traces)
+            if clash:
+                raise TraceExistsError(
+                    f"trace {clash[0]} is already in the store"
+                    + (f" (and {len(clash) - 1} more)" if len(clash) > 1 else ""),
+                    trace_ids=clash[:20])
+            now = dt.datetime.now(dt.UTC)
+            day = now.strftime("%Y-%m-%d")
+            moved: list[str] = []
+            for src in batch.staged_files():
+                table = src.parent.name
+                rel = f"{table}/day={day}/{src.name}"
+                dst = self.root / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                with open(src, "rb") as f:
+                    os.fsync(f.fileno())
+                os.replace(src, dst)
+                moved.append(rel)
+            for parent in {(self.root / m).parent for m in moved}:
+                fsync_dir(parent)
+            commit = Commit(batch.id, now.isoformat(), tuple(moved),
+                            tuple(sources), tuple(trace_ids))
+            atomic_write(self.root / "_commits" / f"{batch.id}.json", commit.to_json())
+        batch.committed = commit
+        return commit
+
+    def _recover(self) -> None:
+        """Under the lock: drop data files no commit names, and dead staging dirs."""
+        named = {f for c in self.commits() for f in c.files}
+        for table in TABLES:
+            d = self.root / table
+            if not d.is_dir():
+                continue
+            for p in d.rglob("*.parquet"):
+                if p.relative_to(self.root).as_posix() not in named:
+                    p.unlink(missing_ok=True)
+        staging = self.root / "_staging"
+        if staging.is_dir():
+            for d in staging.iterdir():
+                fd = try_lock(d / ".owner") if d.is_dir() else None
+                if fd is not None:
+                    os.close(fd)
+                    shutil.rmtree(d, ignore_errors=True)
+
+    # -- reading ------------------------------------------------------------------------
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """An in-memory DuckDB connection with the store's views."""
+        if self.root.exists() and not self.root.is_dir():
+            raise StoreError(f"store path {self.root} is a file, not a directory",
+                             code="STORE_NOT_A_DIRECTORY")
+        if self.exists:
+            self._check_marker()
+        con = duckdb.connect()
+        create_views(con, {t: self.files(t) for t in TABLES})
+        return con
+
+    def sql(self, query: str, params: list[Any] | dict[str, Any] | None = None) -> pa.Table:
+        """Run a query over the views; the result as an Arrow table."""
+        con = self.connect()
+        try:
+            rel = con.sql(query, params=params or None)
+            return rel.to_arrow_table() if rel is not None else pa.table({})
+        except duckdb.IOException as exc:
+            raise StoreCorruptError(f"a store file could not be read: {_first_line(exc)}") from None
+        except (duckdb.Error, ValueError) as exc:
+            raise QueryError(_first_line(exc)) from None
+        finally:
+            con.close()
+
+    def trace(self, trace_id: str) -> Trace:
+        """One trace, parsed, with its metadata."""
+        events = self.sql("SELECT * FROM events WHERE trace_id = ? ORDER BY seq", [trace_id])
+        if events.num_rows == 0:
+            raise NotFoundError(f"no trace {trace_id!r} in {self.root}",
+                                hint="`workbench traces` lists the trace ids",
+                                code="TRACE_NOT_FOUND")
+        meta = self.sql("SELECT * FROM traces WHERE trace_id = ?", [trace_id]).to_pylist()
+        return Trace.from_arrow(events.select(EVENTS.names), meta[0] if meta else {})
+
+    def resolve_trace_id(self, prefix: str) -> str:
+        """A full trace id from an id or a unique prefix of one."""
+        ids = self.trace_ids()
+        if prefix in ids:
+            return prefix
+        hits = sorted(i for i in ids if i.startswith(prefix))
+        if len(hits) == 1:
+            return hits[0]
+        if not hits:
+            raise NotFoundError(f"no trace {prefix!r} in {self.root}",
+                                hint="`workbench traces` lists the trace ids",
+                                code="TRACE_NOT_FOUND")
+        raise NotFoundError(f"{prefix!r} matches {len(hits)} traces: {', '.join(hits[:5])}",
+                            hint="give more characters of the id", code="AMBIGUOUS_TRACE")
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
