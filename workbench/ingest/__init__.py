@@ -1,7 +1,7 @@
 """Ingest: read the formats agents and HTTP clients write into the store."""
 
 from ._jsonl import HEADER as JSONL_HEADER
-from ._jsonl import write_jsonl
+from ._jsonl import export_trace, write_jsonl
 from ._pipeline import IngestProgress, IngestResult, TraceSummary, ingest, open_source
 from ._registry import ADAPTERS, adapter_for, detect, format_names
 from ._source import Adapter, RawEvent, SourceFile, TraceInfo
@@ -18,6 +18,7 @@ __all__ = [
     "TraceSummary",
     "adapter_for",
     "detect",
+    "export_trace",
     "format_names",
     "ingest",
     "open_source",

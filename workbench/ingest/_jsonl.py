@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
-from ..model import EVENTS, EVENT_KINDS, STATUSES, InvalidTraceError, dumps_bytes, loads
+from ..model import EVENT_KINDS, EVENTS, STATUSES, InvalidTraceError, dumps_bytes, loads
+from ..store import Store
 from ._decode import iter_json_lines
 from ._source import RawEvent, SourceFile
 
-__all__ = ["HEADER", "JSONL", "write_jsonl"]
+__all__ = ["HEADER", "JSONL", "export_trace", "write_jsonl"]
 
 HEADER = {"format": "workbench-events", "version": 1}
 _REQUIRED = ("trace_id", "event_id", "kind", "name")
@@ -131,3 +132,9 @@ def write_jsonl(rows: Iterable[dict[str, Any]], out: IO[bytes]) -> int:
         out.write(dumps_bytes(obj) + b"\n")
         n += 1
     return n
+
+
+def export_trace(store: Store, trace_id: str, out: IO[bytes]) -> int:
+    """Write one stored trace as our JSONL; the number of events back."""
+    table = store.sql("SELECT * FROM events WHERE trace_id = ? ORDER BY seq", [trace_id])
+    return write_jsonl(table.to_pylist(), out)

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Set up and run the workbench from a fresh clone (needs only Python >= 3.11 and pip).
+#
+#   bash dev.sh demo    ingest the bundled example incident and show its timeline
+#   bash dev.sh test    lint, type-check and run the whole test suite
+set -euo pipefail
+cd "$(dirname "$0")"
+VENV="${WORKBENCH_VENV:-.venv}"
+PY="${PYTHON:-python3}"
+
+setup() {
+    local extras="$1"
+    if [ ! -x "$VENV/bin/python" ]; then
+        "$PY" -m venv "$VENV"
+    fi
+    local stamp="$VENV/.workbench-$extras-$(sha256sum pyproject.toml | cut -c1-16)"
+    if [ ! -f "$stamp" ]; then
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e ".[$extras]"
+        touch "$stamp"
+    fi
+}
+
+case "${1:-}" in
+    demo)
+        setup test
+        export WORKBENCH_STORE="${WORKBENCH_STORE:-traces/store}"
+        "$VENV/bin/workbench" ingest traces/examples/archive-incident.otlp.json
+        "$VENV/bin/workbench" show 4bf92f3577b34da6a3ce929d0e0e4736
+        ;;
+    test)
+        setup test
+        "$VENV/bin/ruff" check workbench tests bench scripts
+        "$VENV/bin/mypy" workbench
+        shift
+        "$VENV/bin/python" -m pytest -q "$@"
+        ;;
+    *)
+        echo "usage: bash dev.sh demo|test" >&2
+        exit 2
+        ;;
+esac

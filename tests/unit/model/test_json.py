@@ -1,0 +1,19 @@
+from decimal import Decimal
+
+from workbench.model import dumps, loads
+
+
+def test_wide_integers_keep_every_digit():
+    doc = '{"amount": 123456789012345678901234567890, "small": 5}'
+    value = loads(doc)
+    assert value["amount"] == 123456789012345678901234567890
+    assert dumps(value) == '{"amount":123456789012345678901234567890,"small":5}'
+    assert loads(doc.encode()) == value
+
+
+def test_keys_keep_their_order_and_unicode_stays_text():
+    assert dumps({"b": 1, "a": "é"}) == '{"b":1,"a":"é"}'
+
+
+def test_values_json_cannot_hold_are_written_as_text():
+    assert dumps({"d": Decimal("1.10")}) == '{"d":"1.10"}'

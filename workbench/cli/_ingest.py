@@ -1,0 +1,80 @@
+"""``workbench ingest``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from ..ingest import IngestProgress, IngestResult, format_names, ingest
+from ..store import Store, resolve_store_path
+from ._main import common, emit
+
+EXAMPLE = """examples:
+  workbench ingest traces/examples/archive-incident.otlp.json
+  workbench ingest spans/*.jsonl --format otlp --json
+  workbench ingest exports/          # every trace file under a folder
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("ingest", help="read trace files into the store",
+                       description="Read trace files into the store. The format is detected "
+                       "from the content; files of one trace may be given together. "
+                       "Re-ingesting a file adds nothing.",
+                       epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to read")
+    p.add_argument("--format", default="auto", choices=format_names(),
+                   help="the source format (default: auto)")
+    common(p)
+    p.set_defaults(func=run)
+
+
+class _Progress:
+    """A progress line on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.active = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, p: IngestProgress) -> None:
+        if not self.active:
+            return
+        what = "read" if p.phase == "read" else "wrote"
+        sys.stderr.write(f"\r{what} {p.events:,} events" + (f" from {p.file}" if p.file and
+                                                             p.phase == "read" else "") + "\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _text(result: IngestResult, store: Store) -> str:
+    lines = []
+    for t in result.traces:
+        lines.append(f"ingested {t.trace_id} ({t.format}): {t.events} events, "
+                     f"{t.tool_calls} tool calls"
+                     + (f", {t.orphans} orphans" if t.orphans else "") + f"  <- {t.source}")
+    for s in result.skipped:
+        lines.append(f"skipped {s['path']}: {s['reason']}")
+    if result.traces:
+        lines.append(f"{result.events} events in {len(result.traces)} traces -> {store.root}")
+    elif not result.skipped:
+        lines.append("nothing to ingest")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = Store(resolve_store_path(args.store))
+    progress = _Progress()
+    try:
+        result = ingest(args.paths, store, format=args.format, progress=progress)
+    finally:
+        progress.done()
+    doc = result.to_dict()
+    doc["store"] = str(store.root)
+    emit(args, doc, lambda: _text(result, store))
+    return 0
