@@ -1,0 +1,18 @@
+"""The public names are exactly the intended ones."""
+
+import workbench
+import workbench.ingest
+import workbench.model
+import workbench.store
+
+
+def test_top_level_api():
+    assert set(workbench.__all__) == {
+        "Event", "Ref", "Store", "Trace", "WorkbenchError", "ingest", "parse_path",
+        "__version__"}
+
+
+def test_all_names_exist():
+    for mod in (workbench, workbench.model, workbench.store, workbench.ingest):
+        for name in mod.__all__:
+            assert hasattr(mod, name), f"{mod.__name__}.{name}"

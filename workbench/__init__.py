@@ -1,0 +1,15 @@
+"""Trace Workbench: forensics on AI-agent tool traces.
+
+Ingest traces into a Parquet store queried with DuckDB, then judge, redact, minimize,
+diff and promote them into regression fixtures. ``workbench.model`` is the event model,
+``workbench.store`` the store and ``workbench.ingest`` the readers.
+"""
+
+from .ingest import ingest
+from .model import Event, Ref, Trace, WorkbenchError, parse_path
+from .store import Store
+
+__version__ = "0.1.0"
+
+__all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "ingest",
+           "parse_path"]
