@@ -5,11 +5,9 @@ diff and promote them into regression fixtures. ``workbench.model`` is the event
 ``workbench.store`` the store and ``workbench.ingest`` the readers.
 """
 
-from .ingest import ingest
 from .model import Event, Ref, Trace, WorkbenchError, parse_path
 from .store import Store
 
 __version__ = "0.1.0"
 
-__all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "ingest",
-           "parse_path"]
+__all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "parse_path"]

@@ -8,8 +8,7 @@ import workbench.store
 
 def test_top_level_api():
     assert set(workbench.__all__) == {
-        "Event", "Ref", "Store", "Trace", "WorkbenchError", "ingest", "parse_path",
-        "__version__"}
+        "Event", "Ref", "Store", "Trace", "WorkbenchError", "parse_path", "__version__"}
 
 
 def test_all_names_exist():

@@ -40,7 +40,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("sql", help="run DuckDB SQL over the store's views",
                        description="Run SQL over the views events, traces and tool_calls.",
                        epilog="examples:\n"
-                              "  workbench sql \"select name, count(*) from tool_calls group by 1\"\n"
+                              "  workbench sql "
+                              "\"select name, count(*) from tool_calls group by 1\"\n"
                               "  workbench sql \"select * from traces\" --format csv",
                        formatter_class=raw)
     p.add_argument("query", metavar="SQL")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from decimal import Decimal
 from collections.abc import Iterator
 from typing import Any
 
@@ -123,11 +124,12 @@ def parse_time_ns(value: Any) -> int | None:
 
 
 def _epoch_ns(v: float) -> int:
-    a = abs(v)
-    if a < 1e11:        # seconds (until the year 5138)
-        return int(round(v * 1e9))
-    if a < 1e14:        # milliseconds
-        return int(round(v * 1e6))
-    if a < 1e17:        # microseconds
-        return int(round(v * 1e3))
-    return int(v)
+    exact = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)  # 1.25 s, not 1.2499…
+    a = abs(exact)
+    if a < 10**11:        # seconds (until the year 5138)
+        return int(exact * 10**9)
+    if a < 10**14:        # milliseconds
+        return int(exact * 10**6)
+    if a < 10**17:        # microseconds
+        return int(exact * 10**3)
+    return int(exact)

@@ -18,7 +18,7 @@ from ._source import RawEvent, SourceFile
 
 __all__ = ["HEADER", "JSONL", "export_trace", "write_jsonl"]
 
-HEADER = {"format": "workbench-events", "version": 1}
+HEADER: dict[str, Any] = {"format": "workbench-events", "version": 1}
 _REQUIRED = ("trace_id", "event_id", "kind", "name")
 _KNOWN = frozenset(EVENTS.names)
 _KINDS = frozenset(EVENT_KINDS)
@@ -92,7 +92,7 @@ class _JSONL:
             return 0
         if obj.get("format") == HEADER["format"]:
             return 100
-        return 95 if all(k in obj for k in _REQUIRED) and set(obj) <= _KNOWN else 0
+        return 95 if all(k in obj for k in _REQUIRED) else 0
 
     def read(self, source: SourceFile) -> Iterator[RawEvent]:
         first = True

@@ -8,6 +8,7 @@ store as it was: the staging area is removed and no commit record is written.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import hashlib
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +37,7 @@ from ._stage import Stager
 __all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
 
 _HEAD = 1 << 16
+_RETRIES = 3
 
 
 @dataclass(frozen=True)
@@ -155,8 +157,30 @@ def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None) -> IngestResult:
-    """Read the files into one new store batch. Re-ingesting a file adds nothing."""
+    """Read the files into one new store batch. Re-ingesting a file adds nothing.
+
+    When another process commits one of the same files while this one is reading, the
+    commit is refused and the ingest starts again without that file.
+    """
     forced = None if format == "auto" else adapter_for(format)
+    for _attempt in range(_RETRIES):
+        try:
+            return _ingest_once(paths, store, forced, progress)
+        except StoreError as exc:
+            if exc.code not in ("ALREADY_INGESTED", "TRACE_EXISTS") or not _lost_race(
+                    paths, store):
+                raise
+    return _ingest_once(paths, store, forced, progress)
+
+
+def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
+    """Whether one of these files was committed by someone else meanwhile."""
+    known = store.source_hashes()
+    return any(open_source(p).sha256 in known for p, _ in _expand(paths))
+
+
+def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
+                 progress: Callable[[IngestProgress], None] | None) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -189,23 +213,17 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
         stager = Stager(batch.dir / "_work")
         infos: dict[str, TraceInfo] = {}
         for i, (src, adapter) in enumerate(sources):
-            _read(adapter, src, i, stager, infos, lambda n, f=src.display: report(n, "read", f))
+            _read(adapter, src, i, stager, infos, functools.partial(
+                report, phase="read", file=src.display))
         stager.flush()
         stats = finalize(stager.files, lambda n: batch.path("events", f"{batch.id}-{n}.parquet"),
                          batch.dir / "_work" / "sort", store.trace_ids() if store.exists else None,
                          lambda n: report(n, "write"))
         _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
                       sources)
-        try:
-            batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
-                                   "size": s.size} for s, a in sources],
-                         trace_ids=list(stats))
-        except StoreError as exc:
-            if exc.code != "ALREADY_INGESTED":
-                raise
-            result.skipped.extend({"path": s.display, "reason": "already ingested"}
-                                  for s, _ in sources)
-            return result
+        batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
+                               "size": s.size} for s, a in sources],
+                     trace_ids=list(stats))
         result.batch = batch.id
     for tid, st in stats.items():
         src, adapter = sources[st.src]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from ._errors import PathSyntaxError
 
@@ -27,7 +27,7 @@ class _Star:
 
 
 STAR = _Star()
-Segment = Union[str, int, _Star]
+Segment = str | int | _Star
 
 _TOKEN = re.compile(
     r"""\s*(?:
@@ -146,7 +146,7 @@ def _walk(value: Any, segs: tuple[Segment, ...], i: int,
         yield done, value
         return
     seg = segs[i]
-    if seg is STAR:
+    if isinstance(seg, _Star):
         if isinstance(value, list):
             for k, item in enumerate(value):
                 yield from _walk(item, segs, i + 1, (*done, k))

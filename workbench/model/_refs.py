@@ -26,7 +26,7 @@ from typing import Any
 
 from ._paths import format_path
 
-__all__ = ["ARG_KINDS", "COMMON_AFTER", "RefSource", "infer_refs", "linkable", "leaves"]
+__all__ = ["ARG_KINDS", "COMMON_AFTER", "RefSource", "infer_refs", "leaves", "linkable"]
 
 COMMON_AFTER = 16
 ARG_KINDS = frozenset({"tool_call", "http", "state", "receipt", "error", "other"})
@@ -59,7 +59,10 @@ def linkable(value: Any) -> bool:
     return False
 
 
-def leaves(value: Any, prefix: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+Segments = tuple[str | int, ...]
+
+
+def leaves(value: Any, prefix: Segments) -> Iterator[tuple[Segments, Any]]:
     """Every linkable leaf of a JSON value with its path segments."""
     if isinstance(value, dict):
         for k, v in value.items():

@@ -48,7 +48,7 @@ __all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "resolve_store_path"]
 
 DEFAULT_STORE = Path("traces/store")
 TABLES = ("events", "traces", "findings", "replays")
-_MARKER = {"format": "workbench-store", "version": 1}
+_MARKER: dict[str, Any] = {"format": "workbench-store", "version": 1}
 
 
 def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
@@ -120,13 +120,14 @@ class Store:
             raise StoreError(f"store path {self.root} is a file, not a directory",
                              hint="pass a directory with --store", code="STORE_NOT_A_DIRECTORY")
         if not self.exists:
-            if self.root.is_dir() and any(p.name != ".lock" for p in self.root.iterdir()):
-                raise StoreError(
-                    f"{self.root} is not empty and is not a workbench store",
-                    hint="pass an empty or new directory with --store", code="NOT_A_STORE")
             self.root.mkdir(parents=True, exist_ok=True)
             with exclusive_lock(self.root / ".lock"):
                 if not self.exists:
+                    if any(p.name != ".lock" for p in self.root.iterdir()):
+                        raise StoreError(
+                            f"{self.root} is not empty and is not a workbench store",
+                            hint="pass an empty or new directory with --store",
+                            code="NOT_A_STORE")
                     atomic_write(self.root / "store.json", dumps(_MARKER).encode())
         self._check_marker()
 
@@ -195,10 +196,10 @@ class Store:
             self._recover()
             known = self.commits()
             have_sources = {s["sha256"] for c in known for s in c.sources if "sha256" in s}
-            dup = [s for s in sources if s.get("sha256") in have_sources]
-            if sources and len(dup) == len(sources):
-                raise StoreError("every source of this batch is already in the store",
-                                 code="ALREADY_INGESTED")
+            dup = [s.get("path") for s in sources if s.get("sha256") in have_sources]
+            if dup:
+                raise StoreError(f"{dup[0]} is already in the store", code="ALREADY_INGESTED",
+                                 paths=dup)
             have_traces = {t for c in known for t in c.trace_ids}
             clash = sorted(set(trace_ids) & have_traces)
             if clash:

@@ -1,0 +1,106 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.ingest import ingest
+from workbench.model import InputError
+from workbench.store import Store
+
+
+def jsonl(path: Path, events) -> Path:
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path
+
+
+def ev(eid, **kw):
+    return {"trace_id": kw.pop("trace_id", "t"), "event_id": eid, "kind": kw.pop("kind", "other"),
+            "name": kw.pop("name", eid), **kw}
+
+
+def rows(store, sql="SELECT event_id, seq FROM events ORDER BY trace_id, seq"):
+    return [tuple(r.values()) for r in store.sql(sql).to_pylist()]
+
+
+def test_recording_order_is_start_time_then_enclosing_first(tmp_path, store_dir):
+    # exporters write children (which end first) before their parents
+    f = jsonl(tmp_path / "a.jsonl", [
+        ev("child", parent_id="root", start_ns=100, end_ns=200),
+        ev("late", start_ns=300, end_ns=400),
+        ev("root", start_ns=100, end_ns=500),
+        ev("untimed"),
+    ])
+    store = Store(store_dir)
+    ingest([f], store)
+    assert rows(store) == [("root", 0), ("child", 1), ("late", 2), ("untimed", 3)]
+
+
+def test_stated_seq_is_kept(tmp_path, store_dir):
+    f = jsonl(tmp_path / "a.jsonl", [ev("b", seq=7), ev("a", seq=3)])
+    store = Store(store_dir)
+    ingest([f], store)
+    assert rows(store) == [("a", 3), ("b", 7)]
+
+
+@pytest.mark.parametrize("events, code", [
+    ([ev("a", seq=0), ev("b")], "INVALID_TRACE"),             # seq on some events only
+    ([ev("a", seq=1), ev("b", seq=1)], "INVALID_TRACE"),      # seq repeated
+    ([ev("a", seq=-1)], "INVALID_TRACE"),
+    ([ev("a", kind="banana")], "INVALID_TRACE"),
+    ([ev("a", status="fine")], "INVALID_TRACE"),
+    ([ev("a", unknown_field=1)], "INVALID_TRACE"),
+    ([ev("a"), ev("a")], "DUPLICATE_EVENT_ID"),
+    ([{"trace_id": "t", "event_id": "x"}], "UNKNOWN_FORMAT"),  # not our JSONL
+])
+def test_bad_jsonl_is_refused_whole(tmp_path, store_dir, events, code):
+    f = jsonl(tmp_path / "bad.jsonl", events)
+    store = Store(store_dir)
+    with pytest.raises(InputError) as info:
+        ingest([f], store)
+    assert info.value.code == code
+    assert store.sql("SELECT count(*) AS n FROM events").to_pylist() == [{"n": 0}]
+
+
+def test_files_of_one_trace_given_together_merge(tmp_path, store_dir):
+    a = jsonl(tmp_path / "a.jsonl", [ev("x", start_ns=2, end_ns=3)])
+    b = jsonl(tmp_path / "b.jsonl", [ev("y", start_ns=1, end_ns=2)])
+    store = Store(store_dir)
+    result = ingest([a, b], store)
+    assert [(t.trace_id, t.events) for t in result.traces] == [("t", 2)]
+    assert rows(store) == [("y", 0), ("x", 1)]
+    assert len(store.commits()[0].sources) == 2
+
+
+def test_a_folder_ingests_its_trace_files_and_skips_the_rest(tmp_path, store_dir):
+    d = tmp_path / "exports"
+    d.mkdir()
+    jsonl(d / "one.jsonl", [ev("x", trace_id="t1")])
+    jsonl(d / "two.jsonl", [ev("y", trace_id="t2")])
+    (d / "README.md").write_text("# notes\n")
+    (d / ".hidden.jsonl").write_text("garbage")
+    result = ingest([d], Store(store_dir))
+    assert sorted(t.trace_id for t in result.traces) == ["t1", "t2"]
+    assert result.skipped == [{"path": str(d / "README.md"), "reason": "not a trace file"}]
+
+
+def test_the_same_content_twice_in_one_call_is_read_once(tmp_path, store_dir):
+    a = jsonl(tmp_path / "a.jsonl", [ev("x")])
+    b = tmp_path / "b.jsonl"
+    b.write_bytes(a.read_bytes())
+    result = ingest([a, b], Store(store_dir))
+    assert result.events == 1
+    assert result.skipped == [{"path": str(b), "reason": "same content as another file"}]
+
+
+def test_refs_are_inferred_across_events(tmp_path, store_dir):
+    f = jsonl(tmp_path / "a.jsonl", [
+        ev("list", kind="tool_call", name="list_projects", start_ns=0, end_ns=10,
+           result={"items": [{"id": "p17"}, {"id": "p18"}]}),
+        ev("arch", kind="tool_call", name="archive_project", start_ns=20, end_ns=30,
+           args={"project_id": "p18"}),
+    ])
+    store = Store(store_dir)
+    ingest([f], store)
+    trace = store.trace("t")
+    assert [(s.event_id, p, fp) for s, p, fp in trace.sources("arch")] == [
+        ("list", "args.project_id", "result.items[1].id")]
