@@ -38,6 +38,8 @@ def summarize(value: Any, width: int = 70) -> str:
     if isinstance(value, dict):
         parts = []
         for k, v in value.items():
+            if v is None or v == {} or v == []:
+                continue
             if isinstance(v, dict):
                 parts.append(f"{k}={{…{len(v)}}}")
             elif isinstance(v, list):
@@ -62,8 +64,10 @@ def _dur(ns: int | None) -> str:
         return "-"
     if ns < 1_000_000:
         return f"{ns / 1e3:.0f}µs"
-    if ns < 1_000_000_000:
+    if ns < 100_000_000:
         return f"{ns / 1e6:.1f}ms"
+    if ns < 1_000_000_000:
+        return f"{ns / 1e6:.0f}ms"
     return f"{ns / 1e9:.2f}s"
 
 
@@ -71,12 +75,17 @@ def _line(trace: Trace, e: Event, t0: int | None) -> str:
     offset = "" if e.start_ns is None or t0 is None else f"+{(e.start_ns - t0) / 1e9:.3f}s"
     indent = "  " * min(trace.depth(e), 12)
     label = f"{e.kind} {e.name}"
-    if e.kind in ("tool_call", "http") and e.args not in (None, {}, []):
-        label += f"({summarize(e.args, 60)})"
+    args, result = e.args, e.result
+    if e.kind == "http":  # the name already says method and path; the status is the result
+        args = {k: v for k, v in args.items() if k not in ("method", "path")} if isinstance(
+            args, dict) else args
+        result = result.get("status", result) if isinstance(result, dict) else result
+    if e.kind in ("tool_call", "http") and summarize(args):
+        label += f"({summarize(args, 60)})"
     if e.status == "error" and isinstance(e.error, dict):
         label += f"  ! {e.error.get('code') or ''} {e.error.get('message') or ''}".rstrip()
-    elif e.kind in ("tool_call", "http") and e.result not in (None, {}, []):
-        label += f" -> {summarize(e.result, 50)}"
+    elif e.kind in ("tool_call", "http") and summarize(result):
+        label += f" -> {summarize(result, 50)}"
     for src, path, from_path in trace.sources(e)[:3]:
         label += f"  [{path} <- {src.name} step {src.seq} {from_path}]"
     flags = [f for f in e.flags]
