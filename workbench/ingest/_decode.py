@@ -14,6 +14,7 @@ from ._source import SourceFile
 
 __all__ = [
     "iter_json_lines",
+    "split_lines",
     "load_document",
     "maybe_json",
     "parse_time_ns",
@@ -53,15 +54,57 @@ def load_document(source: SourceFile) -> Any:
 
 
 def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for each non-blank line; memory bounded by one line."""
+    """``(line number, value)`` for each non-blank line; memory bounded by one line.
+
+    Honours ``source.start``/``source.end``: a part of the file is read from its start
+    to the first line that begins at or after its end.
+    """
     with open(source.path, "rb") as f:
+        pos = source.start
+        if pos:
+            f.seek(pos)
+        end = source.end
         for n, raw in enumerate(f, 1):
+            if end is not None and pos >= end:
+                return
+            pos += len(raw)
             if not raw.strip():
                 continue
             try:
                 yield n, loads(raw)
             except JSONDecodeError as exc:
-                raise (_encoding_error(source, raw, n - 1) or _json_error(source, exc, n)) from None
+                first = _lines_before(source) if source.start else 0
+                raise (_encoding_error(source, raw, first + n - 1)
+                       or _json_error(source, exc, first + n)) from None
+
+
+def _lines_before(source: SourceFile) -> int:
+    count = 0
+    with open(source.path, "rb") as f:
+        left = source.start
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            left -= len(chunk)
+    return count
+
+
+def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
+    """The file cut into about ``parts`` byte ranges, each starting at a line start."""
+    bounds = [0]
+    with open(source.path, "rb") as f:
+        for i in range(1, parts):
+            f.seek(max(source.size * i // parts, bounds[-1]))
+            f.readline()  # to the start of the next line
+            pos = f.tell()
+            if pos >= source.size:
+                break
+            if pos > bounds[-1]:
+                bounds.append(pos)
+    bounds.append(source.size)
+    return [source.part(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
 
 
 def maybe_json(value: Any) -> Any:

@@ -7,7 +7,9 @@ orphans, and writes the events batch sorted by (trace_id, seq).
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..model import (
+    ARG_KINDS,
     EVENTS,
     FLAGS_KEY,
     DuplicateEventError,
@@ -28,7 +31,7 @@ from ..model import (
     loads,
 )
 
-__all__ = ["TraceStats", "finalize"]
+__all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
 _ROWS_PER_BATCH = 32768
 _ORDER = Path(__file__).with_name("order.sql").read_text()
@@ -70,17 +73,9 @@ def _check(con: duckdb.DuckDBPyConnection) -> None:
                                 f">= 0 ({why})", trace_id=t)
 
 
-def finalize(staged: list[Path], out: Callable[[int], Path], work: Path,
-             known_traces: set[str] | None = None,
-             progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
-    """Sort, number, link and write the staged rows; per-trace figures back.
-
-    ``out(n)`` names the n-th events file to write. Raises before writing anything
-    when the staged rows break a rule (duplicate ids, partial seq, known trace ids).
-    """
-    work.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(config={"temp_directory": str(work), "memory_limit": "2GB",
-                                 "preserve_insertion_order": False})
+def check(staged: list[Path], work: Path, known_traces: set[str] | None) -> None:
+    """Refuse the batch before anything is written: duplicate ids, partial seq, known ids."""
+    con = _connect(work, threads=None)
     try:
         con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
         _check(con)
@@ -90,10 +85,71 @@ def finalize(staged: list[Path], out: Callable[[int], Path], work: Path,
             if clash:
                 raise TraceExistsError(f"trace {clash[0]} is already in the store",
                                        trace_ids=clash[:20])
-        reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
-        return _write(_traces(reader), out, progress)
     finally:
         con.close()
+
+
+def _connect(work: Path, threads: int | None) -> duckdb.DuckDBPyConnection:
+    work.mkdir(parents=True, exist_ok=True)
+    config: dict[str, Any] = {"temp_directory": str(work), "memory_limit": "1GB",
+                              "preserve_insertion_order": False}
+    if threads:
+        config["threads"] = threads
+    return duckdb.connect(config=config)
+
+
+def finalize_partition(staged: list[Path], events_dir: Path, prefix: str, work: Path,
+                       threads: int | None = None,
+                       progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
+    """Sort, number, link and write one partition's rows (whole traces only)."""
+    if not staged:
+        return {}
+    con = _connect(work, threads)
+    try:
+        con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
+        reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
+        events_dir.mkdir(parents=True, exist_ok=True)
+        return _write(_traces(reader), lambda n: events_dir / f"{prefix}-{n}.parquet",
+                      progress)
+    finally:
+        con.close()
+
+
+def _partition_job(args: tuple[list[Path], Path, str, Path]) -> dict[str, TraceStats]:
+    staged, events_dir, prefix, work = args
+    return finalize_partition(staged, events_dir, prefix, work, threads=1)
+
+
+def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work: Path,
+             known_traces: set[str] | None = None, workers: int = 1,
+             progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
+    """Check the staged rows, then finalize each partition; per-trace figures back.
+
+    Raises before writing anything when the staged rows break a rule (duplicate ids,
+    partial seq, known trace ids). With ``workers > 1`` partitions run in processes.
+    """
+    check([f for files in partitions for f in files], work / "check", known_traces)
+    jobs = [(files, events_dir, f"{batch_id}-{i}", work / f"sort-{i}")
+            for i, files in enumerate(partitions) if files]
+    stats: dict[str, TraceStats] = {}
+    if workers <= 1 or len(jobs) <= 1:
+        done = 0
+        for files, d, prefix, w in jobs:
+            base = done
+            part = finalize_partition(files, d, prefix, w, progress=None if progress is None
+                                      else (lambda n, b=base: progress(b + n)))
+            done += sum(st.events for st in part.values())
+            stats.update(part)
+        return stats
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        done = 0
+        for part in pool.map(_partition_job, jobs):
+            stats.update(part)
+            done += sum(st.events for st in part.values())
+            if progress is not None:
+                progress(done)
+    return stats
 
 
 def _traces(reader: pa.RecordBatchReader) -> Iterator[dict[str, list[Any]]]:
@@ -127,7 +183,7 @@ def _link(rows: dict[str, list[Any]]) -> list[Any]:
     given = rows["refs_given"]
     if all(g is not None for g in given):
         return [loads(g) for g in given]
-    sources = [RefSource(e, k, s, t, loads(a) if a is not None else None,
+    sources = [RefSource(e, k, s, t, loads(a) if a is not None and k in ARG_KINDS else None,
                          loads(r) if r is not None else None)
                for e, k, s, t, a, r in zip(rows["event_id"], rows["kind"], rows["start_ns"],
                                            rows["end_ns"], rows["args"], rows["result"],

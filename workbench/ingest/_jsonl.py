@@ -94,6 +94,9 @@ class _JSONL:
             return 100
         return 95 if all(k in obj for k in _REQUIRED) else 0
 
+    def splittable(self, source: SourceFile) -> bool:
+        return True  # one event per line
+
     def read(self, source: SourceFile) -> Iterator[RawEvent]:
         first = True
         for line, obj in iter_json_lines(source):

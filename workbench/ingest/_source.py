@@ -9,7 +9,7 @@ recording order, data-flow refs, orphan flags, size limits, staging and the comm
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -60,10 +60,16 @@ class SourceFile:
     sha256: str
     size: int
     head: bytes  # up to the first 64 KiB, for detection
+    start: int = 0  # a byte range of a line-based file, read by one worker
+    end: int | None = None
 
     @property
     def display(self) -> str:
         return str(self.path)
+
+    def part(self, start: int, end: int) -> SourceFile:
+        """The lines that begin in ``[start, end)`` (both at line starts)."""
+        return replace(self, start=start, end=end)
 
 
 class Adapter(Protocol):
@@ -74,6 +80,10 @@ class Adapter(Protocol):
     def sniff(self, source: SourceFile) -> int:
         """How sure (0-100) this adapter is that it can read the file, from its head."""
         ...
+
+    # Optional: ``splittable(source) -> bool``, true when ``read`` works on a byte range
+    # of the file (``source.part``) because the format is line-based; the pipeline then
+    # reads large files with several processes.
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
         """Yield the file's events (and trace metadata) in file order.

@@ -9,6 +9,7 @@ event is flagged ``truncated`` (a 50 MB attribute is stored, not fatal).
 from __future__ import annotations
 
 import hashlib
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ import pyarrow.parquet as pq
 from ..model import EVENT_KINDS, FLAGS_KEY, STATUSES, InvalidTraceError, dumps
 from ._source import RawEvent
 
-__all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager"]
+__all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of"]
 
 MAX_STRING = 1 << 20
 KEEP_CHARS = 1 << 16
@@ -61,18 +62,37 @@ def _truncate(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
-class Stager:
-    """Collects events column by column and spills them as Parquet files."""
+def partition_of(trace_id: str, partitions: int) -> int:
+    """Which finalize partition a trace belongs to (stable across processes)."""
+    return zlib.crc32(trace_id.encode("utf-8", "surrogatepass")) % partitions if (
+        partitions > 1) else 0
 
-    def __init__(self, directory: Path, rows_per_file: int = 65536) -> None:
+
+class Stager:
+    """Collects events column by column and spills them as Parquet files.
+
+    Rows are split into ``partitions`` by trace id, so that each partition can be
+    finalized on its own; ``ord_base`` offsets the file-order column of this stager
+    (one per part of a file read in parallel).
+    """
+
+    def __init__(self, directory: Path, *, partitions: int = 1, ord_base: int = 0,
+                 rows_per_file: int = 65536) -> None:
         self.directory = directory
+        self.partitions = partitions
         self.rows_per_file = rows_per_file
-        self.files: list[Path] = []
+        self.files: dict[int, list[Path]] = {p: [] for p in range(partitions)}
         self.rows = 0
-        self._cols: dict[str, list[Any]] = {n: [] for n in STAGED.names}
+        self._ord = ord_base
+        self._parts: list[dict[str, list[Any]]] = [self._empty() for _ in range(partitions)]
+
+    @staticmethod
+    def _empty() -> dict[str, list[Any]]:
+        return {n: [] for n in STAGED.names}
 
     def add(self, ev: RawEvent, src: int) -> None:
-        c = self._cols
+        part = partition_of(str(ev.trace_id), self.partitions) if self.partitions > 1 else 0
+        c = self._parts[part]
         if not ev.trace_id or not ev.event_id:
             raise InvalidTraceError(f"an event has no {'trace' if not ev.trace_id else 'event'} id")
         if ev.kind not in _KINDS:
@@ -116,18 +136,24 @@ class Stager:
         c["attrs"].append(attrs_text)
         c["seq_given"].append(ev.seq)
         c["refs_given"].append(None if ev.refs is None else dumps(ev.refs))
-        c["ord"].append(self.rows)
+        c["ord"].append(self._ord)
         c["src"].append(src)
+        self._ord += 1
         self.rows += 1
         if len(c["ord"]) >= self.rows_per_file:
-            self.flush()
+            self._flush(part)
 
     def flush(self) -> None:
-        if not self._cols["ord"]:
+        for part in range(self.partitions):
+            self._flush(part)
+
+    def _flush(self, part: int) -> None:
+        cols = self._parts[part]
+        if not cols["ord"]:
             return
-        table = pa.Table.from_pydict(self._cols, schema=STAGED)
-        path = self.directory / f"staged-{len(self.files):05d}.parquet"
+        table = pa.Table.from_pydict(cols, schema=STAGED)
+        path = self.directory / f"p{part:03d}-{len(self.files[part]):05d}.parquet"
         self.directory.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, path, compression="lz4")
-        self.files.append(path)
-        self._cols = {n: [] for n in STAGED.names}
+        self.files[part].append(path)
+        self._parts[part] = self._empty()

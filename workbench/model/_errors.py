@@ -63,10 +63,19 @@ class WorkbenchError(Exception):
             self.code = code
         self.details = details
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # keep code, hint and details across processes (pickle calls cls(*args) otherwise)
+        return (_rebuild, (type(self), self.message, self.hint, self.code, self.details))
+
     def to_dict(self) -> dict[str, Any]:
         """The error envelope of ``--json`` output."""
         return {"error": {"code": self.code, "message": self.message, "hint": self.hint,
                           "details": {k: _plain(v) for k, v in self.details.items()}}}
+
+
+def _rebuild(cls: type[WorkbenchError], message: str, hint: str, code: str,
+             details: dict[str, Any]) -> WorkbenchError:
+    return cls(message, hint=hint, code=code, **details)
 
 
 def _plain(value: Any) -> Any:

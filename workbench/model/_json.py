@@ -8,7 +8,6 @@ the standard library, which keeps every digit.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 import orjson
@@ -17,20 +16,30 @@ __all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "loads"]
 
 JSONDecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError)
 
-# a run of 19+ digits may exceed int64 (orjson would turn it into a float)
-_WIDE_INT = re.compile(rb"\d{19,}")
-_WIDE_INT_STR = re.compile(r"\d{19,}")
+# orjson reads integers beyond 64 bits as floats; such a literal has 20 or more digits.
+# Mapping every digit to "0" and searching for twenty of them is ~6x faster than orjson
+# itself (a regex is slower than the parse); only documents that pass go the slow way.
+_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_RUN = b"0" * 20
+
+
+def _wide(data: bytes) -> bool:
+    return len(data) >= 20 and data.translate(_DIGITS).find(_RUN) >= 0
 
 
 def loads(data: bytes | str) -> Any:
     """Parse JSON exactly. Raises one of ``JSONDecodeError`` on bad input."""
     if isinstance(data, bytes):
-        if _WIDE_INT.search(data) is None:
+        if not _wide(data):
             return orjson.loads(data)
-        return json.loads(data.decode("utf-8"))
-    if _WIDE_INT_STR.search(data) is None:
+        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    if len(data) < 20 or not _wide(data.encode("utf-8", "surrogatepass")):
         return orjson.loads(data)
-    return json.loads(data)
+    return json.loads(data, parse_constant=_no_constant)
+
+
+def _no_constant(name: str) -> Any:
+    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
 def dumps_bytes(value: Any) -> bytes:

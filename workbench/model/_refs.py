@@ -20,7 +20,7 @@ depend on everything before it. Any event's result can be a source.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,16 +62,27 @@ def linkable(value: Any) -> bool:
 Segments = tuple[str | int, ...]
 
 
-def leaves(value: Any, prefix: Segments) -> Iterator[tuple[Segments, Any]]:
-    """Every linkable leaf of a JSON value with its path segments."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from leaves(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from leaves(v, (*prefix, i))
-    elif linkable(value):
-        yield prefix, value
+def leaves(value: Any, prefix: Segments) -> list[tuple[Segments, Any]]:
+    """Every linkable leaf of a JSON value with its path segments, in document order."""
+    out: list[tuple[Segments, Any]] = []
+    if not isinstance(value, dict | list):
+        return [(prefix, value)] if linkable(value) else out
+    stack: list[tuple[Segments, Any]] = [(prefix, value)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        path, v = pop()
+        if isinstance(v, dict):
+            for k, item in reversed(v.items()):
+                if isinstance(item, dict | list) or linkable(item):
+                    push(((*path, k), item))
+        elif isinstance(v, list):
+            for i in range(len(v) - 1, -1, -1):
+                item = v[i]
+                if isinstance(item, dict | list) or linkable(item):
+                    push(((*path, i), item))
+        else:
+            out.append((path, v))
+    return out
 
 
 def _precedes(src: RefSource, src_seq: int, tgt: RefSource, tgt_seq: int) -> bool:
@@ -85,7 +96,7 @@ def infer_refs(events: Sequence[RefSource]) -> list[list[dict[str, str]]]:
     result_leaves: list[list[tuple[tuple[str | int, ...], Any]]] = []
     counts: dict[Any, int] = {}
     for ev in events:
-        found = list(leaves(ev.result, ("result",)))
+        found = leaves(ev.result, ("result",))
         result_leaves.append(found)
         for v in {v for _, v in found}:
             counts[v] = counts.get(v, 0) + 1

@@ -104,3 +104,33 @@ def test_refs_are_inferred_across_events(tmp_path, store_dir):
     trace = store.trace("t")
     assert [(s.event_id, p, fp) for s, p, fp in trace.sources("arch")] == [
         ("list", "args.project_id", "result.items[1].id")]
+
+
+def test_parallel_ingest_gives_the_same_store_content(tmp_path):
+    events = []
+    for t in range(7):
+        for i in range(40):
+            events.append(ev(f"e{i}", trace_id=f"t{t}", kind="tool_call", name=f"tool{i % 3}",
+                             start_ns=(i * 7919) % 400, end_ns=(i * 7919) % 400 + 5,
+                             args={"ref": f"val-{t}-{i - 1}"}, result={"out": f"val-{t}-{i}"}))
+    f = jsonl(tmp_path / "many.jsonl", events)
+    one, two = Store(tmp_path / "one"), Store(tmp_path / "two")
+    ingest([f], one, workers=1)
+    ingest([f], two, workers=2)
+    q = "SELECT * FROM events ORDER BY trace_id, seq"
+    assert one.sql(q).to_pylist() == two.sql(q).to_pylist()
+    assert len(two.files("events")) >= 2  # two partitions were written
+    start = [(i * 7919) % 400 for i in range(40)]
+    linked = sum(start[i - 1] + 5 <= start[i] for i in range(1, 40))  # source ended first
+    assert one.sql("SELECT count(*) AS n FROM events WHERE len(refs) > 0").to_pylist() == [
+        {"n": 7 * linked}]
+
+
+def test_a_bad_line_deep_in_a_part_is_named_by_its_line_in_the_file(tmp_path, store_dir):
+    lines = [json.dumps(ev(f"e{i}")) for i in range(200)]
+    lines[150] = '{"trace_id": "t", "event_id": '
+    f = tmp_path / "bad.jsonl"
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as info:
+        ingest([f], Store(store_dir), workers=2)
+    assert info.value.code == "INVALID_JSON" and info.value.details["line"] == 151

@@ -53,3 +53,11 @@ def test_short_common_and_non_string_values_are_not_linked():
 def test_integer_and_string_forms_are_different_values():
     events = [ev(0, result={"id": 123456}), ev(1, args={"id": "123456"})]
     assert infer_refs(events)[1] == []
+
+
+def test_leaves_of_scalars_and_nested_values():
+    from workbench.model._refs import leaves
+    assert leaves("ok", ("result",)) == []
+    assert leaves("p17", ("result",)) == [(("result",), "p17")]
+    assert leaves({"a": [{"id": "p17"}, 5, "x"], "b": "long-enough"}, ("r",)) == [
+        (("r", "a", 0, "id"), "p17"), (("r", "b"), "long-enough")]
