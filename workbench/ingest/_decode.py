@@ -4,9 +4,10 @@ timestamps. Errors come out as ``InputError`` subclasses naming the file and lin
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
-from decimal import Decimal
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 from ..model import EncodingError, InvalidJSONError, JSONDecodeError, loads
@@ -14,10 +15,10 @@ from ._source import SourceFile
 
 __all__ = [
     "iter_json_lines",
-    "split_lines",
     "load_document",
     "maybe_json",
     "parse_time_ns",
+    "split_lines",
 ]
 
 _READ_CHUNK = 1 << 20
@@ -104,7 +105,7 @@ def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
             if pos > bounds[-1]:
                 bounds.append(pos)
     bounds.append(source.size)
-    return [source.part(a, b) for a, b in zip(bounds, bounds[1:], strict=False) if b > a]
+    return [source.part(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
 def maybe_json(value: Any) -> Any:
