@@ -7,9 +7,7 @@ orphans, and writes the events batch sorted by (trace_id, seq).
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,21 +17,23 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..model import (
-    ARG_KINDS,
     EVENTS,
     FLAGS_KEY,
     DuplicateEventError,
     InvalidTraceError,
-    RefSource,
+    KeyedSource,
     TraceExistsError,
     dumps,
-    infer_refs,
+    first_path,
+    link,
     loads,
 )
+from ._workers import run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
-_ROWS_PER_BATCH = 32768
+_ROWS_PER_BATCH = 8192
+_MEMORY = "384MB"  # DuckDB spills sorts beyond this to the batch's work folder
 _ORDER = Path(__file__).with_name("order.sql").read_text()
 
 
@@ -91,11 +91,13 @@ def check(staged: list[Path], work: Path, known_traces: set[str] | None) -> None
 
 def _connect(work: Path, threads: int | None) -> duckdb.DuckDBPyConnection:
     work.mkdir(parents=True, exist_ok=True)
-    config: dict[str, Any] = {"temp_directory": str(work), "memory_limit": "1GB",
+    config: dict[str, Any] = {"temp_directory": str(work), "memory_limit": _MEMORY,
                               "preserve_insertion_order": False}
     if threads:
         config["threads"] = threads
-    return duckdb.connect(config=config)
+    con = duckdb.connect(config=config)
+    con.execute("SET enable_progress_bar = false")
+    return con
 
 
 def finalize_partition(staged: list[Path], events_dir: Path, prefix: str, work: Path,
@@ -141,14 +143,10 @@ def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work
             done += sum(st.events for st in part.values())
             stats.update(part)
         return stats
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        done = 0
-        for part in pool.map(_partition_job, jobs):
-            stats.update(part)
-            done += sum(st.events for st in part.values())
-            if progress is not None:
-                progress(done)
+    for part in run_jobs(_partition_job, jobs, workers):
+        stats.update(part)
+    if progress is not None:
+        progress(sum(st.events for st in stats.values()))
     return stats
 
 
@@ -183,12 +181,19 @@ def _link(rows: dict[str, list[Any]]) -> list[Any]:
     given = rows["refs_given"]
     if all(g is not None for g in given):
         return [loads(g) for g in given]
-    sources = [RefSource(e, k, s, t, loads(a) if a is not None and k in ARG_KINDS else None,
-                         loads(r) if r is not None else None)
-               for e, k, s, t, a, r in zip(rows["event_id"], rows["kind"], rows["start_ns"],
-                                           rows["end_ns"], rows["args"], rows["result"],
-                                           strict=True)]
-    inferred = infer_refs(sources)
+    results = rows["result"]
+    parsed: dict[int, Any] = {}
+
+    def find(seq: int, value: Any) -> str | None:
+        if seq not in parsed:
+            parsed[seq] = loads(results[seq]) if results[seq] is not None else None
+        return first_path(parsed[seq], value)
+
+    keyed = [KeyedSource(e, k, s, t, [tuple(x) for x in loads(a)] if a else (), r or ())
+             for e, k, s, t, a, r in zip(rows["event_id"], rows["kind"], rows["start_ns"],
+                                         rows["end_ns"], rows["arg_leaves"],
+                                         rows["result_keys"], strict=True)]
+    inferred = link(keyed, find)
     return [loads(g) if g is not None else inf for g, inf in zip(given, inferred, strict=True)]
 
 

@@ -10,10 +10,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,6 +34,7 @@ from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
 from ._source import Adapter, RawEvent, SourceFile, TraceInfo
 from ._stage import Stager
+from ._workers import run_jobs
 
 __all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
 
@@ -214,13 +213,9 @@ def _stage_all(parts: list[_Part], workers: int,
         for p in parts:
             out.append(_stage_part(p, functools.partial(report, file=p.source.display)))
         return out
-    ctx = multiprocessing.get_context("spawn")
-    out = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        for staged in pool.map(_stage_part, parts):
-            out.append(staged)
-            report(sum(s.rows for s in out), parts[staged.src].source.display)
-    return out
+    staged = run_jobs(_stage_part, parts, workers)
+    report(sum(s.rows for s in staged), None)
+    return staged
 
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",

@@ -1,6 +1,7 @@
 """Columnar staging: adapters' events become Arrow batches on disk, a batch at a time.
 
-Memory is bounded by ``rows_per_file`` events, whatever the size of the input. JSON
+Memory is bounded by ``bytes_per_file`` of JSON text (or ``rows_per_file`` events) per
+partition, whatever the size of the input. JSON
 fields are serialised once, here; any string longer than ``MAX_STRING`` characters is
 cut to its first ``KEEP_CHARS`` and a marker naming its length and sha256, and the
 event is flagged ``truncated`` (a 50 MB attribute is stored, not fatal).
@@ -16,7 +17,16 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..model import EVENT_KINDS, FLAGS_KEY, STATUSES, InvalidTraceError, dumps
+from ..model import (
+    ARG_KINDS,
+    EVENT_KINDS,
+    FLAGS_KEY,
+    STATUSES,
+    InvalidTraceError,
+    arg_leaves,
+    dumps,
+    result_keys,
+)
 from ._source import RawEvent
 
 __all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of"]
@@ -30,6 +40,7 @@ STAGED = pa.schema([
     ("start_ns", pa.int64()), ("end_ns", pa.int64()), ("status", pa.string()),
     ("args", pa.string()), ("result", pa.string()), ("error", pa.string()),
     ("attrs", pa.string()), ("seq_given", pa.int64()), ("refs_given", pa.string()),
+    ("arg_leaves", pa.string()), ("result_keys", pa.list_(pa.int64())),
     ("ord", pa.int64()), ("src", pa.int32()),
 ])
 
@@ -77,10 +88,12 @@ class Stager:
     """
 
     def __init__(self, directory: Path, *, partitions: int = 1, ord_base: int = 0,
-                 rows_per_file: int = 65536) -> None:
+                 rows_per_file: int = 65536, bytes_per_file: int = 32 << 20) -> None:
         self.directory = directory
         self.partitions = partitions
         self.rows_per_file = rows_per_file
+        self.bytes_per_file = bytes_per_file
+        self._bytes = [0] * partitions
         self.files: dict[int, list[Path]] = {p: [] for p in range(partitions)}
         self.rows = 0
         self._ord = ord_base
@@ -136,11 +149,19 @@ class Stager:
         c["attrs"].append(attrs_text)
         c["seq_given"].append(ev.seq)
         c["refs_given"].append(None if ev.refs is None else dumps(ev.refs))
+        if ev.refs is None:  # what data-flow inference needs, taken while the values are here
+            c["arg_leaves"].append(dumps(arg_leaves(ev.args)) if ev.kind in ARG_KINDS and
+                                   ev.args is not None else None)
+            c["result_keys"].append(result_keys(ev.result))
+        else:
+            c["arg_leaves"].append(None)
+            c["result_keys"].append(None)
         c["ord"].append(self._ord)
         c["src"].append(src)
         self._ord += 1
         self.rows += 1
-        if len(c["ord"]) >= self.rows_per_file:
+        self._bytes[part] += len(texts[0]) + len(texts[1]) + len(attrs_text)  # type: ignore[arg-type]
+        if len(c["ord"]) >= self.rows_per_file or self._bytes[part] >= self.bytes_per_file:
             self._flush(part)
 
     def flush(self) -> None:
@@ -157,3 +178,4 @@ class Stager:
         pq.write_table(table, path, compression="lz4")
         self.files[part].append(path)
         self._parts[part] = self._empty()
+        self._bytes[part] = 0

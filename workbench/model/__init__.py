@@ -20,7 +20,18 @@ from ._errors import (
 from ._event import Event, Ref
 from ._json import JSONDecodeError, dumps, dumps_bytes, loads
 from ._paths import STAR, Path, format_path, parse_path
-from ._refs import ARG_KINDS, COMMON_AFTER, RefSource, infer_refs, linkable
+from ._refs import (
+    ARG_KINDS,
+    COMMON_AFTER,
+    KeyedSource,
+    RefSource,
+    arg_leaves,
+    first_path,
+    infer_refs,
+    link,
+    linkable,
+    result_keys,
+)
 from ._schema import EVENT_COLUMNS, EVENT_KINDS, EVENTS, FLAGS_KEY, JSON_COLUMNS, STATUSES, TRACES
 from ._trace import Trace
 
@@ -43,6 +54,7 @@ __all__ = [
     "InvalidJSONError",
     "InvalidTraceError",
     "JSONDecodeError",
+    "KeyedSource",
     "NotFoundError",
     "Path",
     "PathSyntaxError",
@@ -56,11 +68,15 @@ __all__ = [
     "UnrecognizedFormatError",
     "UsageError",
     "WorkbenchError",
+    "arg_leaves",
     "dumps",
     "dumps_bytes",
+    "first_path",
     "format_path",
     "infer_refs",
+    "link",
     "linkable",
     "loads",
     "parse_path",
+    "result_keys",
 ]

@@ -20,13 +20,29 @@ depend on everything before it. Any event's result can be a source.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import zlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ._paths import format_path
 
-__all__ = ["ARG_KINDS", "COMMON_AFTER", "RefSource", "infer_refs", "leaves", "linkable"]
+__all__ = [
+    "ARG_KINDS",
+    "COMMON_AFTER",
+    "KeyedSource",
+    "RefSource",
+    "arg_leaves",
+    "first_path",
+    "infer_refs",
+    "leaves",
+    "link",
+    "linkable",
+    "linkable_values",
+    "result_keys",
+    "value_key",
+]
 
 COMMON_AFTER = 16
 ARG_KINDS = frozenset({"tool_call", "http", "state", "receipt", "error", "other"})
@@ -45,80 +61,152 @@ class RefSource:
     result: Any
 
 
+_DIGIT = re.compile(r"\d")
+
+
 def linkable(value: Any) -> bool:
     """Whether equality of this value is evidence of data flow."""
-    if isinstance(value, str):
+    t = type(value)
+    if t is str:
         n = len(value)
         if n < 3 or n > _MAX_LEN:
             return False
         if n >= 8:
             return not value.isspace()
-        return any(c.isdigit() for c in value)
-    if isinstance(value, int) and not isinstance(value, bool):
+        return _DIGIT.search(value) is not None
+    if t is int:
         return value >= 1000 or value <= -1000
     return False
 
 
+def linkable_values(value: Any) -> list[Any]:
+    """The linkable leaves of a JSON value, without their paths (any order)."""
+    out: list[Any] = []
+    stack = [value]
+    pop, extend, add = stack.pop, stack.extend, out.append
+    search = _DIGIT.search
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is dict:
+            extend(v.values())
+        elif t is list:
+            extend(v)
+        elif t is str:
+            n = len(v)
+            if 3 <= n <= _MAX_LEN and (not v.isspace() if n >= 8 else search(v) is not None):
+                add(v)
+        elif t is int and (v >= 1000 or v <= -1000):
+            add(v)
+    return out
+
+
 Segments = tuple[str | int, ...]
+_CONTAINERS = (dict, list)
 
 
 def leaves(value: Any, prefix: Segments) -> list[tuple[Segments, Any]]:
     """Every linkable leaf of a JSON value with its path segments, in document order."""
     out: list[tuple[Segments, Any]] = []
-    if not isinstance(value, dict | list):
+    if type(value) not in _CONTAINERS:
         return [(prefix, value)] if linkable(value) else out
     stack: list[tuple[Segments, Any]] = [(prefix, value)]
     pop, push = stack.pop, stack.append
     while stack:
         path, v = pop()
-        if isinstance(v, dict):
+        t = type(v)
+        if t is dict:
             for k, item in reversed(v.items()):
-                if isinstance(item, dict | list) or linkable(item):
+                if type(item) in _CONTAINERS or linkable(item):
                     push(((*path, k), item))
-        elif isinstance(v, list):
+        elif t is list:
             for i in range(len(v) - 1, -1, -1):
                 item = v[i]
-                if isinstance(item, dict | list) or linkable(item):
+                if type(item) in _CONTAINERS or linkable(item):
                     push(((*path, i), item))
         else:
             out.append((path, v))
     return out
 
 
-def _precedes(src: RefSource, src_seq: int, tgt: RefSource, tgt_seq: int) -> bool:
+def value_key(value: Any) -> int:
+    """A stable small key of a linkable value (same in every process; may collide)."""
+    tag = "s" if isinstance(value, str) else "i"
+    return zlib.crc32(f"{tag}{value}".encode("utf-8", "surrogatepass"))
+
+
+def result_keys(result: Any) -> list[int]:
+    """Keys of the distinct linkable leaves of a result: what a source can offer."""
+    return list({value_key(v) for v in set(linkable_values(result))})
+
+
+def arg_leaves(args: Any) -> list[tuple[str, Any]]:
+    """``(path, value)`` of the linkable leaves of an event's arguments."""
+    return [(format_path(segs), v) for segs, v in leaves(args, ("args",))]
+
+
+def first_path(result: Any, value: Any) -> str | None:
+    """Where ``value`` first appears among the leaves of ``result`` (document order)."""
+    for segs, v in leaves(result, ("result",)):
+        if v == value and type(v) is type(value):
+            return format_path(segs)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedSource:
+    """What the linker needs of one event: times, argument leaves, result keys."""
+
+    event_id: str
+    kind: str
+    start_ns: int | None
+    end_ns: int | None
+    arg_leaves: Sequence[tuple[str, Any]]
+    result_keys: Sequence[int]
+
+
+def _precedes(src: KeyedSource, src_seq: int, tgt: KeyedSource, tgt_seq: int) -> bool:
     if src.end_ns is not None and tgt.start_ns is not None and src.start_ns is not None:
         return src.end_ns <= tgt.start_ns
     return src_seq < tgt_seq
 
 
-def infer_refs(events: Sequence[RefSource]) -> list[list[dict[str, str]]]:
-    """Refs for each event of one trace, events given in seq order."""
-    result_leaves: list[list[tuple[tuple[str | int, ...], Any]]] = []
-    counts: dict[Any, int] = {}
-    for ev in events:
-        found = leaves(ev.result, ("result",))
-        result_leaves.append(found)
-        for v in {v for _, v in found}:
-            counts[v] = counts.get(v, 0) + 1
+def link(events: Sequence[KeyedSource],
+         find: Callable[[int, Any], str | None]) -> list[list[dict[str, str]]]:
+    """Refs for each event of one trace (events in seq order).
 
-    # value -> [(seq, path segments)] in seq order, first path per event only
-    index: dict[Any, list[tuple[int, tuple[str | int, ...]]]] = {}
+    ``find(seq, value)`` returns where ``value`` first appears in the result of the
+    event at index ``seq``, or None when a key matched but the value is not there.
+    Only candidate sources are resolved, so results need not be walked twice.
+    """
+    counts: dict[int, int] = {}
+    for ev in events:
+        for k in ev.result_keys:
+            counts[k] = counts.get(k, 0) + 1
+    index: dict[int, list[int]] = {}
     out: list[list[dict[str, str]]] = []
     for seq, ev in enumerate(events):
         refs: list[dict[str, str]] = []
-        if ev.args is not None and index and ev.kind in ARG_KINDS:
-            for segs, v in leaves(ev.args, ("args",)):
-                for src_seq, src_segs in index.get(v, ()):
-                    if _precedes(events[src_seq], src_seq, ev, seq):
-                        refs.append({"event_id": events[src_seq].event_id,
-                                     "path": format_path(segs),
-                                     "from_path": format_path(src_segs)})
+        if ev.arg_leaves and index and ev.kind in ARG_KINDS:
+            for path, v in ev.arg_leaves:
+                for src in index.get(value_key(v), ()):
+                    if not _precedes(events[src], src, ev, seq):
+                        continue
+                    from_path = find(src, v)
+                    if from_path is not None:
+                        refs.append({"event_id": events[src].event_id, "path": path,
+                                     "from_path": from_path})
                         break
         out.append(refs)
-        seen: set[Any] = set()
-        for segs, v in result_leaves[seq]:
-            if v in seen or counts[v] > COMMON_AFTER:
-                continue
-            seen.add(v)
-            index.setdefault(v, []).append((seq, segs))
+        for k in ev.result_keys:
+            if counts[k] <= COMMON_AFTER:
+                index.setdefault(k, []).append(seq)
     return out
+
+
+def infer_refs(events: Sequence[RefSource]) -> list[list[dict[str, str]]]:
+    """Refs for each event of one trace, events given in seq order."""
+    keyed = [KeyedSource(e.event_id, e.kind, e.start_ns, e.end_ns,
+                         arg_leaves(e.args) if e.kind in ARG_KINDS else (),
+                         result_keys(e.result)) for e in events]
+    return link(keyed, lambda seq, value: first_path(events[seq].result, value))

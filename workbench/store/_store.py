@@ -254,6 +254,7 @@ class Store:
         if self.exists:
             self._check_marker()
         con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
         create_views(con, {t: self.files(t) for t in TABLES})
         return con
 
