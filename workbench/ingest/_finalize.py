@@ -33,7 +33,7 @@ from ._workers import run_jobs
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
 _ROWS_PER_BATCH = 8192
-_MEMORY = "384MB"  # DuckDB spills sorts beyond this to the batch's work folder
+_MEMORY = "768MB"  # DuckDB spills sorts beyond this to the batch's work folder
 _ORDER = Path(__file__).with_name("order.sql").read_text()
 
 
@@ -111,7 +111,7 @@ def finalize_partition(staged: list[Path], events_dir: Path, prefix: str, work: 
         con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
         reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
         events_dir.mkdir(parents=True, exist_ok=True)
-        return _write(_traces(reader), lambda n: events_dir / f"{prefix}-{n}.parquet",
+        return _write(_complete_traces(reader), lambda n: events_dir / f"{prefix}-{n}.parquet",
                       progress)
     finally:
         con.close()
@@ -120,6 +120,13 @@ def finalize_partition(staged: list[Path], events_dir: Path, prefix: str, work: 
 def _partition_job(args: tuple[list[Path], Path, str, Path]) -> dict[str, TraceStats]:
     staged, events_dir, prefix, work = args
     return finalize_partition(staged, events_dir, prefix, work, threads=1)
+
+
+def _offset(progress: Callable[[int], None] | None,
+            base: int) -> Callable[[int], None] | None:
+    if progress is None:
+        return None
+    return lambda n: progress(base + n)
 
 
 def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work: Path,
@@ -137,9 +144,7 @@ def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work
     if workers <= 1 or len(jobs) <= 1:
         done = 0
         for files, d, prefix, w in jobs:
-            base = done
-            part = finalize_partition(files, d, prefix, w, progress=None if progress is None
-                                      else (lambda n, b=base: progress(b + n)))
+            part = finalize_partition(files, d, prefix, w, progress=_offset(progress, done))
             done += sum(st.events for st in part.values())
             stats.update(part)
         return stats
@@ -150,116 +155,122 @@ def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work
     return stats
 
 
-def _traces(reader: pa.RecordBatchReader) -> Iterator[dict[str, list[Any]]]:
-    """Rows grouped by trace, as columns of Python values."""
-    pending: dict[str, list[Any]] | None = None
+def _complete_traces(reader: pa.RecordBatchReader) -> Iterator[pa.Table]:
+    """Tables of whole traces: a trace cut by a batch boundary waits for its rest."""
+    carry: pa.Table | None = None
     for batch in reader:
-        cols = {name: batch.column(name).to_pylist() for name in batch.schema.names}
-        tids = cols["trace_id"]
-        n = len(tids)
-        i = 0
-        while i < n:
-            j = i + 1
-            t = tids[i]
-            while j < n and tids[j] == t:
-                j += 1
-            part = {k: v[i:j] for k, v in cols.items()}
-            if pending is not None and pending["trace_id"][0] == t:
-                for k, v in part.items():
-                    pending[k].extend(v)
-            else:
-                if pending is not None:
-                    yield pending
-                pending = part
-            i = j
-    if pending is not None:
-        yield pending
+        table = pa.Table.from_batches([batch])
+        if carry is not None:
+            table = pa.concat_tables([carry, table])
+        tids = table.column("trace_id")
+        last = tids[-1]
+        # rows of the last trace start where the trace id stops being the last one
+        cut = 0 if tids[0] == last else table.num_rows - 1  # one long trace: keep all
+        while cut > 0 and tids[cut - 1] == last:
+            cut -= 1
+        if cut:
+            yield table.slice(0, cut)
+        carry = table.slice(cut)
+    if carry is not None and carry.num_rows:
+        yield carry
 
 
-def _link(rows: dict[str, list[Any]]) -> list[Any]:
-    """The refs column of one trace: given refs kept, the rest inferred."""
-    given = rows["refs_given"]
+def _boundaries(tids: list[str]) -> list[tuple[int, int]]:
+    out = []
+    i, n = 0, len(tids)
+    while i < n:
+        j = i + 1
+        while j < n and tids[j] == tids[i]:
+            j += 1
+        out.append((i, j))
+        i = j
+    return out
+
+
+def _link(table: pa.Table, a: int, b: int, cols: dict[str, list[Any]]) -> list[Any]:
+    """The refs of rows ``a:b`` (one trace): given refs kept, the rest inferred."""
+    given = cols["refs_given"][a:b]
     if all(g is not None for g in given):
         return [loads(g) for g in given]
-    results = rows["result"]
+    results = table.column("result")
     parsed: dict[int, Any] = {}
 
-    def find(seq: int, value: Any) -> str | None:
-        if seq not in parsed:
-            parsed[seq] = loads(results[seq]) if results[seq] is not None else None
-        return first_path(parsed[seq], value)
+    def find(i: int, value: Any) -> str | None:
+        if i not in parsed:
+            text = results[a + i].as_py()
+            parsed[i] = loads(text) if text is not None else None
+        return first_path(parsed[i], value)
 
-    keyed = [KeyedSource(e, k, s, t, [tuple(x) for x in loads(a)] if a else (), r or ())
-             for e, k, s, t, a, r in zip(rows["event_id"], rows["kind"], rows["start_ns"],
-                                         rows["end_ns"], rows["arg_leaves"],
-                                         rows["result_keys"], strict=True)]
+    keyed = [KeyedSource(e, k, s, t, [tuple(x) for x in loads(al)] if al else (), r or ())
+             for e, k, s, t, al, r in zip(cols["event_id"][a:b], cols["kind"][a:b],
+                                          cols["start_ns"][a:b], cols["end_ns"][a:b],
+                                          cols["arg_leaves"][a:b], cols["result_keys"][a:b],
+                                          strict=True)]
     inferred = link(keyed, find)
     return [loads(g) if g is not None else inf for g, inf in zip(given, inferred, strict=True)]
 
 
-def _write(traces: Iterator[dict[str, list[Any]]], out: Callable[[int], Path],
+_SMALL = ("trace_id", "event_id", "kind", "start_ns", "end_ns", "arg_leaves", "result_keys",
+          "seq_given", "refs_given", "orphan", "src")
+
+
+def _finish(table: pa.Table, stats: dict[str, TraceStats]) -> pa.Table:
+    """Refs, orphan flags and figures for a table of whole traces; the big JSON columns
+    stay in Arrow (only the small columns come to Python)."""
+    cols = {name: table.column(name).to_pylist() for name in _SMALL}
+    refs: list[Any] = []
+    seqs: list[int] = []
+    for a, b in _boundaries(cols["trace_id"]):
+        given = cols["seq_given"][a:b]
+        seqs.extend(given if given[0] is not None else range(b - a))
+        kinds = cols["kind"][a:b]
+        st = TraceStats(cols["trace_id"][a], min(cols["src"][a:b]), events=b - a)
+        for k in kinds:
+            st.counts[k] = st.counts.get(k, 0) + 1
+        st.orphans = sum(1 for o in cols["orphan"][a:b] if o)
+        starts = [x for x in cols["start_ns"][a:b] if x is not None]
+        ends = [x for x in cols["end_ns"][a:b] if x is not None]
+        st.start_ns = min(starts) if starts else None
+        st.end_ns = max(ends) if ends else None
+        stats[st.trace_id] = st
+        refs.extend(_link(table, a, b, cols))
+    attrs = table.column("attrs")
+    if any(cols["orphan"]):
+        texts = attrs.to_pylist()
+        for i, orphan in enumerate(cols["orphan"]):
+            if orphan:
+                d = loads(texts[i])
+                flags = d.get(FLAGS_KEY, [])
+                if "orphan" not in flags:
+                    d[FLAGS_KEY] = [*flags, "orphan"]
+                    texts[i] = dumps(d)
+        attrs = pa.array(texts, pa.string())
+    computed = {"attrs": attrs, "seq": pa.array(seqs, pa.int64()),
+                "refs": pa.array(refs, EVENTS.field("refs").type)}
+    arrays = [computed[n] if n in computed else table.column(n) for n in EVENTS.names]
+    return pa.Table.from_arrays(arrays, schema=EVENTS)
+
+
+def _write(tables: Iterator[pa.Table], out: Callable[[int], Path],
            progress: Callable[[int], None] | None) -> dict[str, TraceStats]:
     stats: dict[str, TraceStats] = {}
     writer: pq.ParquetWriter | None = None
-    files = 0
-    rows_in_file = 0
-    buffered: dict[str, list[Any]] = {n: [] for n in EVENTS.names}
-    done = 0
-
-    def flush() -> None:
-        nonlocal writer, files, rows_in_file, buffered
-        if not buffered["seq"]:
-            return
-        table = pa.Table.from_pydict(buffered, schema=EVENTS)
-        if writer is None:
-            writer = pq.ParquetWriter(out(files), EVENTS, compression="zstd")
-            files += 1
-        writer.write_table(table, row_group_size=131072)
-        rows_in_file += table.num_rows
-        buffered = {n: [] for n in EVENTS.names}
-        if rows_in_file >= 4_000_000:
-            writer.close()
-            writer = None
-            rows_in_file = 0
-
+    files = rows_in_file = done = 0
     try:
-        for rows in traces:
-            tid = rows["trace_id"][0]
-            n = len(rows["trace_id"])
-            given = rows["seq_given"]
-            seqs = given if given[0] is not None else list(range(n))
-            attrs = rows["attrs"]
-            orphan = rows["orphan"]
-            st = TraceStats(tid, min(rows["src"]), events=n)
-            for i in range(n):
-                if orphan[i]:
-                    a = loads(attrs[i])
-                    flags = a.get(FLAGS_KEY, [])
-                    if "orphan" not in flags:
-                        a[FLAGS_KEY] = [*flags, "orphan"]
-                        attrs[i] = dumps(a)
-                    st.orphans += 1
-                k = rows["kind"][i]
-                st.counts[k] = st.counts.get(k, 0) + 1
-            starts = [s for s in rows["start_ns"] if s is not None]
-            ends = [e for e in rows["end_ns"] if e is not None]
-            st.start_ns = min(starts) if starts else None
-            st.end_ns = max(ends) if ends else None
-            stats[tid] = st
-            refs = _link(rows)
-            for name in EVENTS.names:
-                if name == "seq":
-                    buffered["seq"].extend(seqs)
-                elif name == "refs":
-                    buffered["refs"].extend(refs)
-                else:
-                    buffered[name].extend(rows[name])
-            if len(buffered["seq"]) >= _ROWS_PER_BATCH:
-                flush()
-            done += n
+        for table in tables:
+            final = _finish(table, stats)
+            if writer is None:
+                writer = pq.ParquetWriter(out(files), EVENTS, compression="zstd")
+                files += 1
+            writer.write_table(final, row_group_size=131072)
+            rows_in_file += final.num_rows
+            done += final.num_rows
+            if rows_in_file >= 4_000_000:
+                writer.close()
+                writer = None
+                rows_in_file = 0
             if progress is not None:
                 progress(done)
-        flush()
     finally:
         if writer is not None:
             writer.close()

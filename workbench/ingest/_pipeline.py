@@ -206,12 +206,16 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int) -
     return parts
 
 
+def _report_file(report: Callable[[int, str | None], None], file: str, n: int) -> None:
+    report(n, file)
+
+
 def _stage_all(parts: list[_Part], workers: int,
                report: Callable[[int, str | None], None]) -> list[_Staged]:
     if workers <= 1 or len(parts) <= 1:
         out = []
         for p in parts:
-            out.append(_stage_part(p, functools.partial(report, file=p.source.display)))
+            out.append(_stage_part(p, functools.partial(_report_file, report, p.source.display)))
         return out
     staged = run_jobs(_stage_part, parts, workers)
     report(sum(s.rows for s in staged), None)
@@ -283,15 +287,16 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
                             lambda n, file: report(n, "read", file))
         infos: dict[str, TraceInfo] = {}
         rows = [0] * len(sources)
-        for st in staged:
-            rows[st.src] += st.rows
-            for info in st.infos.values():
+        for part in staged:
+            rows[part.src] += part.rows
+            for info in part.infos.values():
                 _merge_info(infos, info)
         for (src, adapter), n in zip(sources, rows, strict=True):
             if n == 0:
                 raise InvalidTraceError(f"{src.display}: no events in this {adapter.name} file",
                                         file=src.display)
-        partitions = [[f for st in staged for f in st.files.get(p, [])] for p in range(workers)]
+        partitions = [[f for part in staged for f in part.files.get(p, [])]
+                      for p in range(workers)]
         stats = finalize(partitions, batch.dir / "events", batch.id, work / "final",
                          store.trace_ids() if store.exists else None, workers,
                          lambda n: report(n, "write"))

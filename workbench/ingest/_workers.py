@@ -64,7 +64,7 @@ def serve() -> None:
     os.dup2(2, 1)
     name, jobs = pickle.loads(sys.stdin.buffer.read())
     module, _, qual = name.partition(":")
-    func = importlib.import_module(module)
+    func: Any = importlib.import_module(module)
     for part in qual.split("."):
         func = getattr(func, part)
     results = []

@@ -75,7 +75,7 @@ def linkable(value: Any) -> bool:
             return not value.isspace()
         return _DIGIT.search(value) is not None
     if t is int:
-        return value >= 1000 or value <= -1000
+        return bool(value >= 1000 or value <= -1000)
     return False
 
 

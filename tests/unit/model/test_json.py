@@ -17,3 +17,9 @@ def test_keys_keep_their_order_and_unicode_stays_text():
 
 def test_values_json_cannot_hold_are_written_as_text():
     assert dumps({"d": Decimal("1.10")}) == '{"d":"1.10"}'
+
+
+def test_negative_integers_below_int64_keep_every_digit():
+    assert loads("[-9223372036854775809]") == [-9223372036854775809]
+    assert loads(b"[-9223372036854775808, 18446744073709551615]") == [
+        -9223372036854775808, 18446744073709551615]

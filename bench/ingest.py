@@ -1,0 +1,412 @@
+"""Ingest throughput and peak memory, against DuckDB's own JSON -> Parquet conversion.
+
+    python bench/ingest.py [--events 200000] [--big-gb 0] [--input FILE] [--json]
+
+Generates OTLP/JSON GenAI traces (``bench/_otlpgen.py``), then in the same run times
+
+* **duckdb**: DuckDB alone, ``read_json`` of the file and ``COPY (...) TO x.parquet``
+  with the spans unnested to one row per span (its default thread count), and
+* **ours**: ``workbench.ingest.ingest([file], Store(tmp))`` with default settings,
+
+each in its own subprocess (peak RSS per run from ``wait4``), after warming the page
+cache, interleaved, ``--repeat`` times (default 3), reporting the median time and the
+largest peak RSS. Target: ours >= 0.5x DuckDB's events/s, and peak memory bounded by a
+batch, not by the file (``--big-gb N`` ingests an N-GiB file with ours only and prints
+file size and peak RSS side by side).
+
+This is a measurement, not a test: it exits 0 unless something crashed. Shared machines
+are noisy; compare ratios, not absolute times.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+TARGET_RATIO = 0.5
+MB = 1_000_000
+
+# One row per span, as DuckDB's own reader types it; attributes stay nested.
+DUCKDB_COPY = """
+COPY (
+  SELECT s.traceId AS trace_id, s.spanId AS span_id, s.parentSpanId AS parent_span_id,
+         s.name AS name, s.kind AS kind,
+         s.startTimeUnixNano AS start_time_unix_nano, s.endTimeUnixNano AS end_time_unix_nano,
+         s.attributes AS attributes, s.events AS events, s.status AS status,
+         ss.scope.name AS scope_name, rs.resource.attributes AS resource_attributes
+  FROM (SELECT unnest(resourceSpans) AS rs FROM read_json({src}, format = 'newline_delimited')) r,
+       LATERAL (SELECT unnest(r.rs.scopeSpans) AS ss) x,
+       LATERAL (SELECT unnest(x.ss.spans) AS s) y
+) TO {dst} (FORMAT parquet)
+"""
+
+
+# --- the measured work, run in a child process -----------------------------------------
+
+def _sql_str(s: str) -> str:
+    return "'" + s.replace("'", "''") + "'"
+
+
+def _child_duckdb(src: str, out: str) -> dict[str, Any]:
+    import duckdb
+
+    t0 = time.perf_counter()
+    con = duckdb.connect()
+    rows = con.execute(DUCKDB_COPY.format(src=_sql_str(src),
+                                          dst=_sql_str(str(Path(out) / "spans.parquet")))
+                       ).fetchall()
+    seconds = time.perf_counter() - t0
+    written = con.execute("SELECT count(*) FROM read_parquet(?)",
+                          [str(Path(out) / "spans.parquet")]).fetchall()[0][0]
+    threads = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
+    con.close()
+    return {"seconds": seconds, "events": int(written), "copy_rows": rows[0][0] if rows else None,
+            "threads": int(threads), "version": duckdb.__version__}
+
+
+def _child_ours(src: str, out: str) -> dict[str, Any]:
+    from workbench.ingest import ingest
+    from workbench.store import Store
+
+    t0 = time.perf_counter()
+    result = ingest([src], Store(Path(out) / "store"))
+    seconds = time.perf_counter() - t0
+    return {"seconds": seconds, "events": int(result.events), "traces": len(result.traces)}
+
+
+def _child_profile(src: str, out: str) -> dict[str, Any]:
+    import cProfile
+    import inspect
+    import io
+    import pstats
+
+    from workbench.ingest import ingest
+    from workbench.store import Store
+
+    # one process (workers=1 where supported), so the profile sees all the work
+    kw: dict[str, Any] = {"workers": 1} if "workers" in inspect.signature(ingest).parameters \
+        else {}
+    prof = cProfile.Profile()
+    t0 = time.perf_counter()
+    prof.enable()
+    result = ingest([src], Store(Path(out) / "store"), **kw)
+    prof.disable()
+    seconds = time.perf_counter() - t0
+    buf = io.StringIO()
+    pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
+    return {"seconds": seconds, "events": int(result.events), "profile": buf.getvalue(),
+            "options": kw}
+
+
+CHILDREN = {"duckdb": _child_duckdb, "ours": _child_ours, "profile": _child_profile}
+
+
+def _child_main(method: str, src: str, out: str) -> int:
+    res = CHILDREN[method](src, out)
+    sys.stdout.write("\n" + json.dumps(res) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+# --- the parent ------------------------------------------------------------------------
+
+class ChildFailed(RuntimeError):
+    pass
+
+
+def _tree_mb(root: int) -> float:
+    """Memory of a process and all its descendants now: the sum of their PSS (RSS where
+    PSS is unavailable), so worker processes count and shared pages count once."""
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(d))
+    total_kb = 0
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, ()))
+        try:
+            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+                key = b"Pss:"
+                text = f.read()
+        except OSError:
+            try:
+                with open(f"/proc/{pid}/status", "rb") as f:
+                    key = b"VmRSS:"
+                    text = f.read()
+            except OSError:
+                continue
+        for line in text.splitlines():
+            if line.startswith(key):
+                total_kb += int(line.split()[1])
+                break
+    return total_kb * 1024 / MB
+
+
+class _TreeSampler(threading.Thread):
+    """Samples the memory of a process tree every ``interval`` seconds; keeps the peak."""
+
+    def __init__(self, pid: int, interval: float = 0.1) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.interval, self.peak_mb = pid, interval, 0.0
+        self.done = threading.Event()
+        self.enabled = os.path.isdir("/proc")
+
+    def run(self) -> None:
+        while self.enabled and not self.done.is_set():
+            with contextlib.suppress(Exception):  # a process vanished mid-read: skip it
+                self.peak_mb = max(self.peak_mb, _tree_mb(self.pid))
+            self.done.wait(self.interval)
+
+
+def run_child(method: str, src: Path, work: Path) -> dict[str, Any]:
+    """Run one measurement in a fresh interpreter; add its wall time and peak RSS."""
+    out = Path(tempfile.mkdtemp(prefix=f"{method}-", dir=work))
+    log_out, log_err = out / "_stdout", out / "_stderr"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", method,
+           "--input", str(src), "--_out", str(out)]
+    t0 = time.perf_counter()
+    with open(log_out, "wb") as so, open(log_err, "wb") as se:
+        proc = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL,
+                                cwd=str(work))
+        sampler = _TreeSampler(proc.pid)
+        sampler.start()
+        # wait4: rusage of the child, whose ru_maxrss is the largest of the child and the
+        # descendants it waited for (max of one process, not their sum)
+        _, status, usage = os.wait4(proc.pid, 0)
+        sampler.done.set()
+        sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t0
+    text = log_out.read_text(errors="replace")
+    err = log_err.read_text(errors="replace")
+    shutil.rmtree(out, ignore_errors=True)
+    if proc.returncode != 0:
+        raise ChildFailed(f"{method} run failed (exit {proc.returncode}):\n{err[-4000:]}")
+    lines = [ln for ln in text.splitlines() if ln.startswith("{")]
+    res: dict[str, Any] = json.loads(lines[-1])
+    res["wall_seconds"] = wall
+    res["peak_rss_mb"] = usage.ru_maxrss * 1024 / MB  # ru_maxrss is KiB on Linux
+    res["peak_tree_mb"] = sampler.peak_mb
+    return res
+
+
+def warm(path: Path) -> None:
+    with open(path, "rb") as f:
+        while f.read(8 << 20):
+            pass
+
+
+def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str, Any]:
+    sec = statistics.median(r["seconds"] for r in runs)
+    events = runs[0]["events"]
+    out = {"method": method, "events": events, "seconds": sec,
+           "events_per_s": events / sec if sec else 0.0,
+           "mb_per_s": nbytes / MB / sec if sec else 0.0,
+           "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+           "peak_tree_mb": max(r["peak_tree_mb"] for r in runs),
+           "runs_seconds": [round(r["seconds"], 3) for r in runs]}
+    for k in ("threads", "version", "traces"):
+        if k in runs[0]:
+            out[k] = runs[0][k]
+    return out
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
+    print(f"{'method':<8} {'events':>10} {'seconds':>9} {'events/s':>11} {'MB/s':>8} "
+          f"{'peak RSS MB':>12} {'tree MB':>8}")
+    for r in rows:
+        print(f"{r['method']:<8} {r['events']:>10,} {r['seconds']:>9.2f} "
+              f"{r['events_per_s']:>11,.0f} {r['mb_per_s']:>8.1f} {r['peak_rss_mb']:>12.0f} "
+              f"{r['peak_tree_mb']:>8.0f}")
+    print("(peak RSS: largest single process, from wait4; tree: sampled sum of PSS over the "
+          "process and its workers)")
+
+
+def generate(path: Path, *, events: int | None = None, gb: float | None = None,
+             seed: int = 0) -> dict[str, Any]:
+    sys.path.insert(0, str(HERE))
+    from _otlpgen import generate as gen
+
+    if gb:
+        return gen(path, seed=seed, target_bytes=int(gb * (1 << 30)))
+    return gen(path, events, seed=seed)
+
+
+def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {"python": platform.python_version(), "cpus": os.cpu_count()}
+    if ns.events <= 0 and not ns.input:  # the big run only
+        doc.update(results=[], failures={}, checks={}, input=None)
+        if ns.big_gb:
+            doc["big"] = big(ns, work, log)
+        return doc
+    if ns.input:
+        src = Path(ns.input).resolve()
+        gen_stats = None
+        log(f"input: {src} (given)")
+    else:
+        src = work / "otlp.jsonl"
+        log(f"generating {ns.events:,} events ...")
+        gen_stats = generate(src, events=ns.events, seed=ns.seed)
+    nbytes = src.stat().st_size
+    doc["input"] = {"path": str(src), "bytes": nbytes, "generated": gen_stats}
+    log(f"input: {nbytes / MB:,.1f} MB"
+        + (f", {gen_stats['events']:,} events in {gen_stats['traces']:,} traces, "
+           f"generated in {gen_stats['seconds']:.1f}s" if gen_stats else ""))
+
+    warm(src)
+    runs: dict[str, list[dict[str, Any]]] = {"duckdb": [], "ours": []}
+    failures: dict[str, str] = {}
+    for i in range(ns.repeat):
+        for method in ("duckdb", "ours"):
+            if method in failures:
+                continue
+            try:
+                r = run_child(method, src, work)
+            except ChildFailed as exc:
+                failures[method] = str(exc)
+                log(str(exc))
+                continue
+            runs[method].append(r)
+            log(f"  run {i + 1}/{ns.repeat} {method:<6} {r['seconds']:7.2f}s  "
+                f"{r['events']:,} events  peak RSS {r['peak_rss_mb']:,.0f} MB")
+    doc["results"] = [summarize(m, rs, nbytes) for m, rs in runs.items() if rs]
+    doc["failures"] = failures
+    by = {r["method"]: r for r in doc["results"]}
+    expected = gen_stats["events"] if gen_stats else by.get("duckdb", {}).get("events")
+    doc["checks"] = {m: {"events": r["events"], "expected": expected,
+                         "ok": r["events"] == expected} for m, r in by.items()}
+    if "duckdb" in by and "ours" in by:
+        doc["ratio_events_per_s"] = by["ours"]["events_per_s"] / by["duckdb"]["events_per_s"]
+    doc["target_ratio"] = TARGET_RATIO
+
+    if ns.profile and "ours" not in failures:
+        log("profiling ours (cProfile, one run) ...")
+        doc["profile"] = run_child("profile", src, work)["profile"]
+
+    if ns.big_gb:
+        doc["big"] = big(ns, work, log)
+    return doc
+
+
+def big(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
+    if ns.big_input:
+        path = Path(ns.big_input).resolve()
+        stats = None
+    else:
+        path = work / "big.jsonl"
+        log(f"generating a {ns.big_gb:g} GiB file ...")
+        stats = generate(path, gb=ns.big_gb, seed=ns.seed + 1)
+    size = path.stat().st_size
+    log(f"big input: {size / MB:,.0f} MB" + (f", {stats['events']:,} events, generated in "
+                                             f"{stats['seconds']:.0f}s" if stats else ""))
+    warm(path)
+    try:
+        r = run_child("ours", path, work)
+    except ChildFailed as exc:
+        log(str(exc))
+        return {"path": str(path), "bytes": size, "error": str(exc)}
+    finally:
+        if not ns.keep and not ns.big_input:
+            path.unlink(missing_ok=True)
+    return {"path": str(path), "bytes": size, "events": r["events"], "seconds": r["seconds"],
+            "events_per_s": r["events"] / r["seconds"], "mb_per_s": size / MB / r["seconds"],
+            "peak_rss_mb": r["peak_rss_mb"], "peak_tree_mb": r["peak_tree_mb"],
+            "rss_over_file": max(r["peak_rss_mb"], r["peak_tree_mb"]) * MB / size}
+
+
+def report(doc: dict[str, Any]) -> None:
+    print()
+    if doc["results"]:
+        print_table(doc["results"])
+    by = {r["method"]: r for r in doc["results"]}
+    for m, c in doc["checks"].items():
+        if not c["ok"]:
+            print(f"WARNING: {m} produced {c['events']:,} rows/events, expected "
+                  f"{c['expected']:,}")
+    if "ratio_events_per_s" in doc:
+        print(f"ratio (ours / duckdb) events/s = {doc['ratio_events_per_s']:.2f} "
+              f"(target >= {TARGET_RATIO:.2f})")
+    if doc["input"]:
+        rss = ", ".join(f"{m} {max(r['peak_rss_mb'], r['peak_tree_mb']):,.0f} MB"
+                        for m, r in by.items())
+        print(f"peak memory: {rss}; input file {doc['input']['bytes'] / MB:,.0f} MB")
+    for m, msg in doc["failures"].items():
+        print(f"{m}: FAILED ({msg.splitlines()[0]})")
+    if "big" in doc:
+        b = doc["big"]
+        if "error" in b:
+            print(f"big file ({b['bytes'] / MB:,.0f} MB): FAILED")
+        else:
+            print(f"big file: {b['bytes'] / MB:,.0f} MB, {b['events']:,} events, "
+                  f"{b['seconds']:.1f}s ({b['events_per_s']:,.0f} events/s, "
+                  f"{b['mb_per_s']:.1f} MB/s), peak RSS {b['peak_rss_mb']:,.0f} MB "
+                  f"(tree {b['peak_tree_mb']:,.0f} MB) = {b['rss_over_file']:.1%} of the file")
+    if "profile" in doc:
+        print("\ncProfile of ours in one process (workers=1; cumulative, top 25):")
+        print(doc["profile"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--events", type=int, default=200_000,
+                    help="events to generate (0: skip the comparison, only --big-gb)")
+    ap.add_argument("--input", help="use this OTLP/JSON-lines file instead of generating one")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each method (median)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--big-gb", type=float, default=0.0,
+                    help="also ingest an N-GiB file with ours only (0 = skip)")
+    ap.add_argument("--big-input", help="use this file for the big run instead of generating")
+    ap.add_argument("--profile", action="store_true",
+                    help="also print a cProfile of one ingest run (cumulative, top 25)")
+    ap.add_argument("--workdir", help="where to put temporary files (default: system temp)")
+    ap.add_argument("--keep", action="store_true", help="keep the generated files")
+    ap.add_argument("--json", action="store_true", help="print one JSON document")
+    ap.add_argument("--_child", choices=sorted(CHILDREN), help=argparse.SUPPRESS)
+    ap.add_argument("--_out", help=argparse.SUPPRESS)
+    ns = ap.parse_args(argv)
+    if ns._child:
+        return _child_main(ns._child, ns.input, ns._out)
+
+    def log(msg: str) -> None:
+        print(msg, file=sys.stderr if ns.json else sys.stdout, flush=True)
+
+    work = Path(tempfile.mkdtemp(prefix="wb-bench-ingest-", dir=ns.workdir))
+    try:
+        doc = bench(ns, work, log)
+    finally:
+        if ns.keep:
+            log(f"kept: {work}")
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    if ns.json:
+        json.dump(doc, sys.stdout, indent=2)
+        print()
+    else:
+        report(doc)
+    return 1 if doc["failures"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
