@@ -17,7 +17,9 @@ from typing import Any
 
 from ..model import InputError, InvalidTraceError, JSONDecodeError, loads
 from ._decode import load_document, maybe_json
-from ._otel import SpanScope, TraceFacts, map_span, norm_id, time_ns, user_task
+from ._otel import map_span
+from ._otelfacts import TraceFacts, user_task
+from ._otelvalue import SpanScope, norm_id, time_ns
 from ._source import RawEvent, SourceFile, TraceInfo
 
 __all__ = ["LANGFUSE", "LangfuseAdapter"]

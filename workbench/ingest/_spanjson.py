@@ -35,11 +35,11 @@ from ..model import (
     loads,
 )
 from ._decode import iter_json_lines, load_document
-from ._otel import (
+from ._otel import map_span
+from ._otelfacts import TraceFacts
+from ._otelvalue import (
     SpanScope,
-    TraceFacts,
     attributes_dict,
-    map_span,
     norm_id,
     span_kind_name,
     status_of,

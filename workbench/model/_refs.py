@@ -147,9 +147,24 @@ def arg_leaves(args: Any) -> list[tuple[str, Any]]:
 
 def first_path(result: Any, value: Any) -> str | None:
     """Where ``value`` first appears among the leaves of ``result`` (document order)."""
-    for segs, v in leaves(result, ("result",)):
-        if v == value and type(v) is type(value):
-            return format_path(segs)
+    want = type(value)
+    stack: list[tuple[Segments, Any]] = [(("result",), result)]
+    pop, push = stack.pop, stack.append
+    while stack:  # paths are built for containers only; leaves are compared in place
+        path, v = pop()
+        t = type(v)
+        if t is dict:
+            items: Any = reversed(v.items())
+        elif t is list:
+            items = ((i, v[i]) for i in range(len(v) - 1, -1, -1))
+        else:
+            if t is want and v == value:
+                return format_path(path)
+            continue
+        for k, item in items:
+            ti = type(item)
+            if ti is dict or ti is list or (ti is want and item == value):
+                push(((*path, k), item))
     return None
 
 

@@ -7,17 +7,16 @@ from typing import Any
 
 import pytest
 
-from workbench.ingest._otel import (
+from workbench.ingest._otel import map_span
+from workbench.ingest._otelfacts import TraceFacts, user_task
+from workbench.ingest._otelvalue import (
     SpanScope,
-    TraceFacts,
     any_value,
     attributes_dict,
-    map_span,
     norm_id,
     span_kind_name,
     status_of,
     time_ns,
-    user_task,
 )
 from workbench.ingest._source import RawEvent
 
