@@ -113,8 +113,8 @@ def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            out.extend((f, True) for f in sorted(p.rglob("*"))
-                       if f.is_file() and not any(part.startswith(".") for part in f.parts))
+            out.extend((f, True) for f in sorted(p.rglob("*")) if f.is_file() and not any(
+                part.startswith(".") for part in f.relative_to(p).parts))
         else:
             out.append((p, False))
     return out

@@ -80,6 +80,7 @@ def test_a_folder_ingests_its_trace_files_and_skips_the_rest(tmp_path, store_dir
     (d / ".hidden.jsonl").write_text("garbage")
     result = ingest([d], Store(store_dir))
     assert sorted(t.trace_id for t in result.traces) == ["t1", "t2"]
+    assert ingest([d / ".." / "exports"], Store(tmp_path / "other")).events == 2  # ".." is fine
     assert result.skipped == [{"path": str(d / "README.md"), "reason": "not a trace file"}]
 
 
