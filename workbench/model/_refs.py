@@ -130,14 +130,19 @@ def leaves(value: Any, prefix: Segments) -> list[tuple[Segments, Any]]:
 
 
 def value_key(value: Any) -> int:
-    """A stable small key of a linkable value (same in every process; may collide)."""
-    tag = "s" if isinstance(value, str) else "i"
-    return zlib.crc32(f"{tag}{value}".encode("utf-8", "surrogatepass"))
+    """A stable small key of a linkable value (same in every process; may collide).
+    Strings and integers hash with different seeds, so ``"4711"`` and ``4711`` differ."""
+    if type(value) is str:
+        return zlib.crc32(value.encode("utf-8", "surrogatepass"))
+    return zlib.crc32(str(value).encode(), _INT_SEED)
 
 
 def result_keys(result: Any) -> list[int]:
     """Keys of the distinct linkable leaves of a result: what a source can offer."""
     return list({value_key(v) for v in set(linkable_values(result))})
+
+
+_INT_SEED = 0x1D4A
 
 
 def arg_leaves(args: Any) -> list[tuple[str, Any]]:
