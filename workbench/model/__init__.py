@@ -32,7 +32,16 @@ from ._refs import (
     linkable,
     result_keys,
 )
-from ._schema import EVENT_COLUMNS, EVENT_KINDS, EVENTS, FLAGS_KEY, JSON_COLUMNS, STATUSES, TRACES
+from ._schema import (
+    EVENT_COLUMNS,
+    EVENT_KINDS,
+    EVENTS,
+    FINDINGS,
+    FLAGS_KEY,
+    JSON_COLUMNS,
+    STATUSES,
+    TRACES,
+)
 from ._trace import Trace
 
 __all__ = [
@@ -41,6 +50,7 @@ __all__ = [
     "EVENTS",
     "EVENT_COLUMNS",
     "EVENT_KINDS",
+    "FINDINGS",
     "FLAGS_KEY",
     "JSON_COLUMNS",
     "STAR",

@@ -15,6 +15,7 @@ __all__ = [
     "EVENTS",
     "EVENT_COLUMNS",
     "EVENT_KINDS",
+    "FINDINGS",
     "FLAGS_KEY",
     "JSON_COLUMNS",
     "REF_TYPE",
@@ -83,6 +84,23 @@ _TRACE_COLUMNS = (
 )
 
 
+_FINDING_COLUMNS = (
+    Column("run_id", pa.string(), False, "the check run that found it"),
+    Column("checked_at", pa.timestamp("us", tz="UTC"), False, "when the run started"),
+    Column("rule", pa.string(), False, "rule id"),
+    Column("severity", pa.string(), False, "error or warn"),
+    Column("trace_id", pa.string(), False, "the trace"),
+    Column("event_ids", pa.list_(pa.string()), False, "witness events, the offender first"),
+    Column("seq", pa.int64(), True, "the step of the offending event"),
+    Column("operation", pa.string(), False, "the offending event's name"),
+    Column("message", pa.string(), False, "what broke, in operational language"),
+    Column("signature", pa.string(), False, "rule + operation + message, data blanked"),
+    Column("expected", pa.string(), False, "JSON: the shape the rule expected"),
+    Column("actual", pa.string(), False, "JSON: the shape found (never values)"),
+    Column("rules_source", pa.string(), True, "the rules file"),
+)
+
+
 def _schema(columns: tuple[Column, ...]) -> pa.Schema:
     return pa.schema([
         pa.field(c.name, c.type, nullable=c.nullable,
@@ -92,5 +110,6 @@ def _schema(columns: tuple[Column, ...]) -> pa.Schema:
 
 EVENTS: pa.Schema = _schema(_EVENT_COLUMNS)
 TRACES: pa.Schema = _schema(_TRACE_COLUMNS)
+FINDINGS: pa.Schema = _schema(_FINDING_COLUMNS)
 EVENT_COLUMNS: tuple[str, ...] = tuple(c.name for c in _EVENT_COLUMNS)
 JSON_COLUMNS: tuple[str, ...] = ("args", "result", "error", "attrs")

@@ -245,6 +245,13 @@ class Store:
                     os.close(fd)
                     shutil.rmtree(d, ignore_errors=True)
 
+    def append(self, table: str, data: pa.Table) -> Commit:
+        """Write one table's rows as a new committed batch (findings, replays …)."""
+        with self.stage() as batch:
+            import pyarrow.parquet as pq
+            pq.write_table(data, batch.path(table, f"{batch.id}.parquet"), compression="zstd")
+            return batch.commit()
+
     # -- reading ------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with the store's views."""

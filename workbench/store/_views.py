@@ -7,12 +7,13 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ..model import EVENTS, TRACES
+from ..model import EVENTS, FINDINGS, TRACES
 
 __all__ = ["create_views"]
 
-_SCHEMAS = {"events": EVENTS, "traces": TRACES}
+_SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS}
 _TOOL_CALLS = (Path(__file__).with_name("tool_calls.sql")).read_text()
+_GROUPS = (Path(__file__).with_name("finding_groups.sql")).read_text()
 
 
 def _literal(path: Path) -> str:
@@ -20,7 +21,8 @@ def _literal(path: Path) -> str:
 
 
 def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -> None:
-    """``events``, ``traces`` and ``tool_calls``, empty but typed when nothing is stored."""
+    """``events``, ``traces``, ``tool_calls``, ``findings`` and ``finding_groups``, empty
+    but typed when nothing is stored."""
     for table, schema in _SCHEMAS.items():
         cols = ", ".join(f'"{n}"' for n in schema.names)
         paths = files.get(table) or []
@@ -33,3 +35,4 @@ def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -
                 {f.name: pa.array([], type=f.type) for f in schema}))
             con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM _empty_{table}")
     con.execute(_TOOL_CALLS)
+    con.execute(_GROUPS)

@@ -1,0 +1,123 @@
+"""``workbench check`` and ``workbench findings``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..model import dumps
+from ..rules import load_rules
+from ..rules._check import ENGINES, check
+from ..rules._report import junit, sarif
+from ..store import Store, resolve_store_path
+from ._main import common, emit
+from ._render import render_table
+
+RAW = argparse.RawDescriptionHelpFormatter
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("check", help="judge stored traces against a rules file",
+                       description="Run a rules file over the stored traces (all, or those "
+                       "named with --trace) and record the findings. Exit 1 when an "
+                       "`error` rule is violated.",
+                       epilog="examples:\n  workbench check rules.yaml\n"
+                              "  workbench check rules.yaml --trace 4bf92f35 --json\n"
+                              "  workbench check rules.yaml --sarif out.sarif --junit out.xml",
+                       formatter_class=RAW)
+    p.add_argument("rules", metavar="RULES.yaml")
+    p.add_argument("--trace", action="append", metavar="ID", help="only this trace (repeat)")
+    p.add_argument("--engine", choices=ENGINES, default="duckdb",
+                   help="duckdb (store-wide SQL, default) or python (per trace)")
+    p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 here")
+    p.add_argument("--junit", metavar="FILE", help="also write JUnit XML here")
+    p.add_argument("--no-record", action="store_true",
+                   help="do not record the findings in the store")
+    common(p)
+    p.set_defaults(func=run_check)
+
+    p = sub.add_parser("findings", help="list recorded findings",
+                       description="List the findings recorded by `workbench check`, or "
+                       "with --group one line per signature.",
+                       epilog="examples:\n  workbench findings --group\n"
+                              "  workbench findings --rule approval-before-archive --json",
+                       formatter_class=RAW)
+    p.add_argument("--group", action="store_true", help="group by signature")
+    p.add_argument("--rule", help="only this rule")
+    p.add_argument("--trace", help="only this trace")
+    common(p)
+    p.set_defaults(func=run_findings)
+
+
+def _write(path: str, data: bytes) -> None:
+    out = Path(path)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, out)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    rules = load_rules(args.rules)
+    store = Store(resolve_store_path(args.store))
+    result = check(store, rules, trace_ids=args.trace, engine=args.engine,
+                   record=not args.no_record)
+    if args.sarif:
+        _write(args.sarif, dumps(sarif(result)).encode())
+    if args.junit:
+        _write(args.junit, junit(result))
+
+    def text() -> str:
+        lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"
+                 for f in result.findings]
+        lines.append(f"{result.errors} error(s), {len(result.findings) - result.errors} "
+                     f"warning(s) in {result.traces_checked} trace(s), {len(rules)} rule(s)")
+        return "\n".join(lines)
+
+    emit(args, result.to_dict(), text)
+    return 1 if result.errors else 0
+
+
+def run_findings(args: argparse.Namespace) -> int:
+    store = Store(resolve_store_path(args.store))
+    where, params = [], []
+    if args.rule:
+        where.append("rule = ?")
+        params.append(args.rule)
+    if args.trace:
+        where.append("trace_id = ?")
+        params.append(store.resolve_trace_id(args.trace))
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    if args.group:
+        if args.trace:
+            cond = cond.replace("trace_id = ?", "signature IN (SELECT signature FROM findings "
+                                "WHERE trace_id = ?)")
+        table = store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
+                          "signature", params)
+        rows = [_plain(r) for r in table.to_pylist()]
+        emit(args, {"groups": rows}, lambda: render_table(
+            ["signature", "rule", "count", "runs", "traces", "status", "example"],
+            [[r["signature"], r["rule"], r["count"], r["runs"], r["traces"], r["status"],
+              r["example"]] for r in rows]) if rows else "no findings recorded")
+        return 0
+    table = store.sql(f"SELECT * FROM findings{cond} ORDER BY checked_at DESC, rule, "
+                      "trace_id, seq", params)
+    rows = [_plain(r) for r in table.to_pylist()]
+    emit(args, {"findings": rows}, lambda: render_table(
+        ["checked_at", "severity", "rule", "trace_id", "seq", "message"],
+        [[r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"], r["message"]]
+         for r in rows]) if rows else "no findings recorded")
+    return 0
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    from ..model import loads
+    out = {}
+    for k, v in row.items():
+        if k in ("expected", "actual") and isinstance(v, str):
+            v = loads(v)
+        elif hasattr(v, "isoformat"):
+            v = v.isoformat()
+        out[k] = v
+    return out

@@ -1,0 +1,48 @@
+"""Rules: partial-order assertions over traces, two engines, and findings."""
+
+from ._findings import Finding, blank, shape, signature
+from ._load import RulesError, load_rules, parse_rules
+from ._model import (
+    Absent,
+    Before,
+    Cond,
+    Count,
+    Every,
+    Exists,
+    Flow,
+    Never,
+    Order,
+    Rule,
+    RuleSet,
+    Selector,
+    Where,
+    sel,
+    tool,
+)
+from ._python import check_trace
+
+__all__ = [
+    "Absent",
+    "Before",
+    "Cond",
+    "Count",
+    "Every",
+    "Exists",
+    "Finding",
+    "Flow",
+    "Never",
+    "Order",
+    "Rule",
+    "RuleSet",
+    "RulesError",
+    "Selector",
+    "Where",
+    "blank",
+    "check_trace",
+    "load_rules",
+    "parse_rules",
+    "sel",
+    "shape",
+    "signature",
+    "tool",
+]

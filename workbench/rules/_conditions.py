@@ -1,0 +1,135 @@
+"""What a condition means, in Python. The SQL compiler (``_sql.py``) must agree.
+
+- A ``Where`` holds when some value at its path meets every condition but ``exists``;
+  ``exists: true`` needs at least one value, ``exists: false`` none.
+- Equality is JSON-typed: a boolean equals only a boolean, a number only a number
+  (compared as float64, so 1 equals 1.0), text only text, null only null.
+- ``lt``/``le``/``gt``/``ge`` compare numbers with numbers and text with text (by code
+  point); anything else does not meet them. ``ne`` and ``not_in`` need a value.
+- ``matches`` searches text with a regular expression (the RE2 subset of Python's).
+- ``type`` is the JSON type; ``integer`` means an integer literal (``1``, not ``1.0``).
+- ``schema`` validates the value with ``jsonschema``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import jsonschema
+
+from ..model import Event, dumps
+from ._model import Cond, Selector, Where
+
+__all__ = ["cond_holds", "eq", "matches", "value_of", "where_holds"]
+
+
+def _num(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def eq(a: Any, b: Any) -> bool:
+    """JSON-typed equality of scalars."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if _num(a) or _num(b):
+        return _num(a) and _num(b) and float(a) == float(b)
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return False
+
+
+def _order(a: Any, b: Any) -> int | None:
+    if _num(a) and _num(b):
+        fa, fb = float(a), float(b)
+        return (fa > fb) - (fa < fb)
+    if isinstance(a, str) and isinstance(b, str):
+        return (a > b) - (a < b)
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def matches(value: Any, pattern: str) -> bool:
+    return isinstance(value, str) and _regex(pattern).search(value) is not None
+
+
+@functools.lru_cache(maxsize=128)
+def _validator(schema_json: str) -> Any:
+    from ..model import loads
+    schema = loads(schema_json)
+    return jsonschema.validators.validator_for(schema)(schema)
+
+
+def _json_type(v: Any) -> str:
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "array" if isinstance(v, list) else "object"
+
+
+def cond_holds(value: Any, c: Cond) -> bool:
+    """Whether one value meets one condition (``exists`` is decided elsewhere)."""
+    op, arg = c.op, c.value
+    if op == "eq":
+        return eq(value, arg)
+    if op == "ne":
+        return not eq(value, arg)
+    if op == "in":
+        return any(eq(value, x) for x in arg)
+    if op == "not_in":
+        return not any(eq(value, x) for x in arg)
+    if op in ("lt", "le", "gt", "ge"):
+        o = _order(value, arg)
+        return o is not None and {"lt": o < 0, "le": o <= 0, "gt": o > 0, "ge": o >= 0}[op]
+    if op == "matches":
+        return matches(value, arg)
+    if op == "type":
+        t = _json_type(value)
+        return t == arg or (arg == "number" and t == "integer")
+    if op == "schema":
+        return bool(_validator(dumps(arg)).is_valid(value))
+    raise ValueError(f"unknown condition {op}")
+
+
+def where_holds(values: list[Any], w: Where) -> bool:
+    for c in w.conds:
+        if c.op == "exists" and bool(values) != c.value:
+            return False
+    tests = [c for c in w.conds if c.op != "exists"]
+    if not tests:
+        return True
+    return any(all(cond_holds(v, c) for c in tests) for v in values)
+
+
+def selects(s: Selector, e: Event) -> bool:
+    """Whether the selector picks the event."""
+    if s.kind is not None and e.kind != s.kind:
+        return False
+    if s.name is not None and e.name != s.name:
+        return False
+    if s.status is not None and e.status != s.status:
+        return False
+    return all(where_holds(e.values(w.path), w) for w in s.where)
+
+
+def value_of(e: Event, path: Any) -> Any:
+    """The first value at a path, or a marker that none is there."""
+    vals = e.values(path)
+    return vals[0] if vals else _MISSING
+
+
+_MISSING = object()

@@ -1,0 +1,97 @@
+"""Findings in the formats CI systems show natively: SARIF 2.1.0 and JUnit XML."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from ._check import CheckResult
+
+__all__ = ["junit", "sarif"]
+
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+_LEVEL = {"error": "error", "warn": "warning"}
+
+
+def sarif(result: CheckResult, version: str = "0.1.0") -> dict[str, Any]:
+    """One SARIF run: a reporting descriptor per rule, a result per finding.
+
+    A finding is located logically (trace / step / operation); when the rules file is
+    known its rule's line is the physical location, so CI annotates the rule.
+    """
+    rules = list(result.rules)
+    index = {r.id: i for i, r in enumerate(rules)}
+    source = result.rules.source
+    descriptors = [{
+        "id": r.id,
+        "name": r.id,
+        "shortDescription": {"text": r.description or r.id},
+        "fullDescription": {"text": f"{r.kind} rule: {r.description or r.id}"},
+        "defaultConfiguration": {"level": _LEVEL[r.severity]},
+        "properties": {"body": r.kind},
+    } for r in rules]
+    results = []
+    for f in result.findings:
+        rule = rules[index[f.rule]]
+        location: dict[str, Any] = {"logicalLocations": [{
+            "name": f.operation,
+            "fullyQualifiedName": f"{f.trace_id}/step {f.seq}/{f.operation}"
+            if f.seq is not None else f"{f.trace_id}/{f.operation}",
+            "kind": "function"}]}
+        if source:
+            location["physicalLocation"] = {
+                "artifactLocation": {"uri": source},
+                **({"region": {"startLine": rule.line}} if rule.line else {})}
+        results.append({
+            "ruleId": f.rule,
+            "ruleIndex": index[f.rule],
+            "level": _LEVEL[f.severity],
+            "message": {"text": f.message},
+            "locations": [location],
+            "partialFingerprints": {"workbenchSignature/v1": f.signature},
+            "properties": {"trace_id": f.trace_id, "event_ids": list(f.event_ids),
+                           "seq": f.seq, "expected": f.expected, "actual": f.actual},
+        })
+    return {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "trace-workbench", "version": version,
+                                "rules": descriptors}},
+            "automationDetails": {"id": f"workbench-check/{result.run_id}"},
+            "results": results,
+            "properties": {"engine": result.engine, "traces_checked": result.traces_checked},
+        }],
+    }
+
+
+def junit(result: CheckResult) -> bytes:
+    """A test suite per rule, a test case per rule and trace; findings are failures
+    (``error`` rules) or skipped notes (``warn`` rules, which do not fail the build)."""
+    by_rule: dict[str, dict[str, list[Any]]] = {r.id: {} for r in result.rules}
+    for f in result.findings:
+        by_rule[f.rule].setdefault(f.trace_id, []).append(f)
+    suites = ET.Element("testsuites", name="workbench check", tests="0", failures="0")
+    total = failures = 0
+    for rule in result.rules:
+        cases = by_rule[rule.id]
+        suite = ET.SubElement(suites, "testsuite", name=rule.id)
+        passed = result.traces_checked - len(cases)
+        n = len(cases) + (1 if passed > 0 else 0)
+        fails = len(cases) if rule.severity == "error" else 0
+        suite.set("tests", str(n))
+        suite.set("failures", str(fails))
+        for tid, found in sorted(cases.items()):
+            case = ET.SubElement(suite, "testcase", classname=rule.id, name=tid)
+            text = "\n".join(f.message for f in found)
+            tag = "failure" if rule.severity == "error" else "skipped"
+            el = ET.SubElement(case, tag, message=found[0].message, type=rule.kind)
+            el.text = text
+        if passed > 0:
+            ET.SubElement(suite, "testcase", classname=rule.id,
+                          name=f"{passed} other trace(s) satisfy {rule.id}")
+        total += n
+        failures += fails
+    suites.set("tests", str(total))
+    suites.set("failures", str(failures))
+    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
