@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up and run the workbench from a fresh clone (needs only Python >= 3.11 and pip).
 #
-#   bash dev.sh demo    ingest the bundled example incident and show its timeline
+#   bash dev.sh demo    ingest the bundled example incident, show its timeline, judge it
 #   bash dev.sh test    lint, type-check and run the whole test suite
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -27,6 +27,9 @@ case "${1:-}" in
         export WORKBENCH_STORE="${WORKBENCH_STORE:-traces/store}"
         "$VENV/bin/workbench" ingest traces/examples/archive-incident.otlp.json
         "$VENV/bin/workbench" show 4bf92f3577b34da6a3ce929d0e0e4736
+        echo
+        # exit 1 is the expected outcome here: the incident breaks the rules
+        "$VENV/bin/workbench" check traces/examples/archive-incident.rules.yaml || [ $? -eq 1 ]
         ;;
     test)
         setup test
