@@ -60,9 +60,10 @@ def _label(e: Event, paths: tuple[JPath, ...] = ()) -> str:
 
 def _finding(rule: Rule, trace: Trace, events: list[Event], operation: str, message: str,
              expected: dict[str, Any], actual: dict[str, Any] | None = None,
-             values: tuple[str, ...] = ()) -> Finding:
+             values: tuple[str, ...] = (), stepless: bool = False) -> Finding:
     return Finding(rule.id, rule.severity, trace.trace_id, tuple(e.event_id for e in events),
-                   events[0].seq if events else None, operation, message, expected,
+                   events[0].seq if events and not stepless else None, operation, message,
+                   expected,
                    actual if actual is not None else (event_shape(events[0]) if events else {}),
                    values)
 
@@ -222,7 +223,8 @@ def _order(rule: Rule, o: Order, trace: Trace) -> Finding:
     witnesses = sorted({e.event_id: e for n, s in o.steps for e in trace if selects(s, e)}
                        .values(), key=lambda e: e.seq)[:20]
     return _finding(rule, trace, witnesses, operation, message,
-                    {"order": [[a, b] for a, b in o.edges]}, {"events": len(witnesses)})
+                    {"order": [[a, b] for a, b in o.edges]}, {"events": len(witnesses)},
+                    stepless=True)
 
 
 def flow_source(f: Flow, trace: Trace, e: Event) -> tuple[bool, tuple[Event, str] | None]:
