@@ -154,7 +154,7 @@ def test_a_50mb_attribute_is_stored_truncated_with_a_marker(capsys, tmp_path):
 
 
 def test_help_has_an_example_for_every_command(capsys):
-    for cmd in ["ingest", "traces", "show", "sql", "export"]:
+    for cmd in ["ingest", "traces", "show", "sql", "export", "check", "findings"]:
         with pytest.raises(SystemExit):
             main([cmd, "--help"])
         out, _ = capsys.readouterr()
