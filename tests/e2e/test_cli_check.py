@@ -93,13 +93,13 @@ def test_clean_check_exits_0_and_warnings_do_not_fail(capsys, store, tmp_path):
 def test_findings_are_recorded_and_grouped(capsys, store, rules):
     run(capsys, "check", rules, "--store", store)
     run(capsys, "check", rules, "--store", store, "--engine", "python")
-    code, out, _ = run(capsys, "findings", "--group", "--store", store, "--json")
+    _, out, _ = run(capsys, "findings", "--group", "--store", store, "--json")
     groups = {g["rule"]: g for g in json.loads(out)["groups"]}
     assert groups["approval-before-archive"]["count"] == 4
     assert groups["approval-before-archive"]["runs"] == 2
     assert groups["approval-before-archive"]["status"] == "open"
-    code, out, _ = run(capsys, "findings", "--rule", "list-filters-by-owner-id", "--store",
-                       store, "--json")
+    _, out, _ = run(capsys, "findings", "--rule", "list-filters-by-owner-id", "--store",
+                    store, "--json")
     rows = json.loads(out)["findings"]
     assert len(rows) == 2 and len({r["run_id"] for r in rows}) == 2
     assert rows[0]["actual"]["args"] == {"owner": "string(6)", "stale": "boolean"}
@@ -107,7 +107,7 @@ def test_findings_are_recorded_and_grouped(capsys, store, rules):
 
 def test_no_record_leaves_the_store_alone(capsys, store, rules):
     run(capsys, "check", rules, "--store", store, "--no-record")
-    code, out, _ = run(capsys, "findings", "--store", store, "--json")
+    _, out, _ = run(capsys, "findings", "--store", store, "--json")
     assert json.loads(out)["findings"] == []
 
 
@@ -115,7 +115,7 @@ def test_bad_rules_exit_2_naming_rule_and_line(capsys, store, tmp_path):
     p = tmp_path / "bad.yaml"
     p.write_text("version: 1\nrules:\n  ok:\n    exists: {tool: x}\n  broken:\n"
                  "    every: {event: {tool: x}, where: {args.id: {matches: '(?<=x)'}}}\n")
-    code, out, err = run(capsys, "check", p, "--store", store)
+    code, _, err = run(capsys, "check", p, "--store", store)
     assert code == 2 and err.startswith(f"error[RULES_INVALID]: {p} line 5, rule broken: ")
     code, _, err = run(capsys, "check", tmp_path / "missing.yaml", "--store", store)
     assert code == 2 and err.startswith("error[FILE_NOT_FOUND]")

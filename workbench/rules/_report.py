@@ -94,4 +94,5 @@ def junit(result: CheckResult) -> bytes:
         failures += fails
     suites.set("tests", str(total))
     suites.set("failures", str(failures))
-    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    data: bytes = ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return data

@@ -101,7 +101,7 @@ def test_order_is_a_partial_order_not_a_sequence():
     ok = [ev("s", 0, "search"), ev("t", 1, "run_tests"), ev("r", 2, "read_file")]
     assert run(rules, ok) == []  # r and t unordered between themselves
     bad = [ev("r", 0, "read_file"), ev("s", 1, "search"), ev("t", 2, "run_tests")]
-    [(rule, seq, op, msg)] = run(rules, bad)
+    [(rule, _, op, msg)] = run(rules, bad)
     assert (rule, op) == ("fix", "search") and msg.startswith("no choice of distinct events")
     missing = run(rules, [ev("s", 0, "search")])
     assert missing[0][3].startswith("no read_file in the trace")
