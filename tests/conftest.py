@@ -6,6 +6,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI replays the same examples every run (a red build is reproducible, never a dice
+# roll); developers explore new ones. HYPOTHESIS_PROFILE overrides either.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI")
+                                                               else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "traces" / "examples"

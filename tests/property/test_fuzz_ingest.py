@@ -63,8 +63,8 @@ def test_mutated_otlp_never_crashes_and_never_half_writes(muts, cut, truncate):
     for path, how, value in muts:
         try:
             _mutate(doc, path, how, value)
-        except (KeyError, IndexError, TypeError):
-            continue  # an earlier mutation removed the node
+        except (KeyError, IndexError, TypeError, AttributeError):
+            continue  # an earlier mutation removed or replaced the node
     data = json.dumps(doc).encode()
     if truncate:
         data = data[: len(data) * cut // 100]

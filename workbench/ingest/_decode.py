@@ -167,13 +167,12 @@ def parse_time_ns(value: Any) -> int | None:
     return None
 
 
-def _epoch_ns(v: float) -> int:
+def _epoch_ns(v: float) -> int | None:
     exact = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)  # 1.25 s, not 1.2499…
     a = abs(exact)
     if a < 10**11:        # seconds (until the year 5138)
         return int(exact * 10**9)
     if a < 10**14:        # milliseconds
         return int(exact * 10**6)
-    if a < 10**17:        # microseconds
-        return int(exact * 10**3)
-    return int(exact)
+    ns = int(exact * 10**3) if a < 10**17 else int(exact)  # microseconds, else ns
+    return ns if -(1 << 63) <= ns < (1 << 63) else None  # beyond int64: not a time

@@ -177,10 +177,14 @@ def time_ns(value: Any) -> int | None:
     """Nanoseconds from a ``*UnixNano`` string or number, an hrtime pair or ISO text;
     0 (unset in OTLP) is None."""
     if type(value) is str and value.isdigit():
-        return int(value) or None
+        n = int(value)
+        return n if 0 < n < _INT64 else None
     if type(value) is int:
-        return value or None
+        return value if 0 < value < _INT64 else None
     return parse_time_ns(value) or None
+
+
+_INT64 = 1 << 63  # a time beyond int64 nanoseconds is garbage, not a time
 
 
 # -- what spans share: resource and scope -------------------------------------------

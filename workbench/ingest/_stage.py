@@ -45,6 +45,7 @@ STAGED = pa.schema([
 ])
 
 _KINDS = frozenset(EVENT_KINDS)
+_MIN_NS, _MAX_NS = -(1 << 63), (1 << 63) - 1
 _STATUSES = frozenset(STATUSES)
 
 
@@ -114,6 +115,10 @@ class Stager:
         if ev.status not in _STATUSES:
             raise InvalidTraceError(f"event {ev.event_id}: unknown status {ev.status!r}",
                                     hint="statuses: " + ", ".join(STATUSES))
+        for t in (ev.start_ns, ev.end_ns):
+            if t is not None and not _MIN_NS <= t <= _MAX_NS:
+                raise InvalidTraceError(f"event {ev.event_id}: time {t} is outside the "
+                                        "int64 nanoseconds the model holds")
         truncated = False
         texts: list[str | None] = []
         for value in (ev.args, ev.result, ev.error):

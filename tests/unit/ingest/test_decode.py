@@ -62,3 +62,8 @@ def test_json_lines_skip_blank_lines_and_name_bad_ones(tmp_path):
     with pytest.raises(InvalidJSONError) as info:
         list(iter_json_lines(source(tmp_path, b'{"a": 1}\n{"b": \n')))
     assert info.value.details["line"] == 2
+
+
+def test_epoch_numbers_beyond_int64_are_not_times():
+    assert parse_time_ns(9223372036854776.0) is None   # read as microseconds: too large
+    assert parse_time_ns(10**25) is None

@@ -135,3 +135,10 @@ def test_a_bad_line_deep_in_a_part_is_named_by_its_line_in_the_file(tmp_path, st
     with pytest.raises(InputError) as info:
         ingest([f], Store(store_dir), workers=2)
     assert info.value.code == "INVALID_JSON" and info.value.details["line"] == 151
+
+
+def test_times_beyond_int64_are_refused_not_a_crash(tmp_path, store_dir):
+    f = jsonl(tmp_path / "t.jsonl", [ev("a", start_ns=2**63)])
+    with pytest.raises(InputError) as info:
+        ingest([f], Store(store_dir))
+    assert info.value.code == "INVALID_TRACE" and "int64" in info.value.message
