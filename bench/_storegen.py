@@ -295,8 +295,8 @@ def _stats(root: Path, sha: str, seconds: float, reused: bool) -> dict[str, Any]
 
 def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.0,
              log: Any = None) -> dict[str, Any]:
-    """Write a store of ``events`` events at ``root`` (new or empty), or stop before the
-    Parquet files pass ``max_gb`` GiB. A store at ``root`` already holding this exact
+    """Write a store of ``events`` events at ``root`` (new or empty), or stop before its
+    events files pass ``max_gb`` GiB. A store at ``root`` already holding this exact
     generation is reused. Returns its statistics, with ``capped`` true when the size
     limit cut the event count."""
     from workbench.model import EVENTS, TRACES
@@ -319,30 +319,35 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
     written = 0
     with store.stage() as batch:
         lo = files = 0
-        per_event = 0.0
-        while lo < ntr:
+        capped = False
+        while lo < ntr and not capped:
             hi = lo
             while hi < ntr and bounds[hi][1] - bounds[lo][1] < EVENTS_PER_FILE:
                 hi += 1
-            n = sum(b[2] for b in bounds[lo:hi])
-            if per_event and written + per_event * n > max_bytes:  # shrink the last file
-                room = int((max_bytes - written) / per_event)
+            while True:
+                path = batch.path("events", f"{batch.id}-{files}.parquet")
+                _write(con, _EVENTS.format(lo=lo, hi=hi, seed=int(seed), sec=SEC), path,
+                       EVENTS)
+                size = path.stat().st_size
+                if written + size <= max_bytes:
+                    break
+                # over the cap: drop the file, keep the traces that fit at its bytes/event
+                path.unlink()
+                capped = True
+                room = int((max_bytes - written) / (size / (bounds[hi - 1][1] + bounds[hi - 1][2]
+                                                            - bounds[lo][1])) * 0.97)
                 hi = lo
-                while hi < ntr and bounds[hi][1] - bounds[lo][1] + bounds[hi][2] <= room:
+                while hi < ntr and bounds[hi][1] + bounds[hi][2] - bounds[lo][1] <= room:
                     hi += 1
                 if hi == lo:
                     break
-            path = batch.path("events", f"{batch.id}-{files}.parquet")
-            _write(con, _EVENTS.format(lo=lo, hi=hi, seed=int(seed), sec=SEC), path, EVENTS)
-            size = path.stat().st_size
-            per_event = size / sum(b[2] for b in bounds[lo:hi])
+            if hi == lo:
+                break
             written += size
             files += 1
             if log:
                 log(f"  events file {files}: traces {lo:,}-{hi - 1:,}, {size / 1e6:,.0f} MB")
             lo = hi
-            if written >= max_bytes:
-                break
         kept = lo
         tpath = batch.path("traces", f"{batch.id}.parquet")
         _write(con, f"""
@@ -369,7 +374,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("store", help="a new or empty directory")
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-gb", type=float, default=4.0, help="Parquet size cap (GiB)")
+    ap.add_argument("--max-gb", type=float, default=4.0, help="size cap of the events files (GiB)")
     ns = ap.parse_args(argv)
     stats = generate(ns.store, ns.events, seed=ns.seed, max_gb=ns.max_gb,
                      log=lambda m: print(m, file=sys.stderr))
