@@ -57,7 +57,7 @@ def check(store: Store, rules: RuleSet, *, trace_ids: Sequence[str] | None = Non
         raise UsageError(f"unknown engine {engine!r}", hint="engines: " + ", ".join(ENGINES))
     started = time.perf_counter()
     checked_at = dt.datetime.now(dt.UTC)
-    ids = sorted({store.resolve_trace_id(t) for t in trace_ids}) if trace_ids else None
+    ids = sorted(set(store.resolve_trace_ids(trace_ids))) if trace_ids else None
     all_ids = ids if ids is not None else sorted(store.trace_ids())
     findings = (_python(store, rules, all_ids) if engine == "python"
                 else _duckdb(store, rules, ids))

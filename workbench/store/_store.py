@@ -304,9 +304,14 @@ class Store:
         return {tid: Trace.from_events((Event.from_row(r) for r in rs), metas.get(tid, {}))
                 for tid, rs in rows.items()}
 
-    def resolve_trace_id(self, prefix: str) -> str:
-        """A full trace id from an id or a unique prefix of one."""
+    def resolve_trace_ids(self, prefixes: Iterable[str]) -> list[str]:
+        """Full trace ids for ids or unique prefixes (commit records read once)."""
         ids = self.trace_ids()
+        return [self.resolve_trace_id(p, ids) for p in prefixes]
+
+    def resolve_trace_id(self, prefix: str, ids: set[str] | None = None) -> str:
+        """A full trace id from an id or a unique prefix of one."""
+        ids = self.trace_ids() if ids is None else ids
         if prefix in ids:
             return prefix
         hits = sorted(i for i in ids if i.startswith(prefix))
