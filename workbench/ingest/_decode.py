@@ -15,6 +15,7 @@ from ._source import SourceFile
 
 __all__ = [
     "iter_json_lines",
+    "lines_before",
     "load_document",
     "maybe_json",
     "parse_time_ns",
@@ -74,12 +75,13 @@ def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
             try:
                 yield n, loads(raw)
             except JSONDecodeError as exc:
-                first = _lines_before(source) if source.start else 0
+                first = lines_before(source) if source.start else 0
                 raise (_encoding_error(source, raw, first + n - 1)
                        or _json_error(source, exc, first + n)) from None
 
 
-def _lines_before(source: SourceFile) -> int:
+def lines_before(source: SourceFile) -> int:
+    """How many lines come before the byte range of a part (for error messages)."""
     count = 0
     with open(source.path, "rb") as f:
         left = source.start

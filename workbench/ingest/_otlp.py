@@ -24,7 +24,7 @@ from typing import Any
 
 from ..model import EncodingError, InputError, InvalidJSONError, InvalidTraceError, loads
 from ..model import JSONDecodeError as _JSONDecodeError
-from ._decode import iter_json_lines, load_document
+from ._decode import iter_json_lines, lines_before, load_document
 from ._otel import map_span
 from ._otelfacts import TraceFacts
 from ._otelvalue import (
@@ -162,21 +162,7 @@ class _Line:
         self.source, self.n = source, n
 
     def __str__(self) -> str:
-        return f"line {_line_offset(self.source) + self.n}"
-
-
-def _line_offset(source: SourceFile) -> int:
-    """How many lines come before the byte range of a part."""
-    count = 0
-    with open(source.path, "rb") as f:
-        left = source.start
-        while left > 0:
-            chunk = f.read(min(left, 1 << 20))
-            if not chunk:
-                break
-            count += chunk.count(b"\n")
-            left -= len(chunk)
-    return count
+        return f"line {lines_before(self.source) + self.n}"
 
 
 def _newline_before(source: SourceFile, limit: int) -> bool:
