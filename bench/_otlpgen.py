@@ -27,6 +27,7 @@ import json
 import random
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
@@ -366,7 +367,7 @@ class _Trace:
 
 # --- agents: tools whose results feed later calls ---------------------------------------
 
-class _Agent:
+class _Agent(ABC):
     name = ""
     agent_id = ""
     description = ""
@@ -374,11 +375,13 @@ class _Agent:
     tool_doc: ClassVar[dict[str, str]] = {}
     http: ClassVar[dict[str, tuple[str, str]]] = {}
 
+    @abstractmethod
     def task(self, tr: _Trace) -> str:
-        raise NotImplementedError
+        """The user task that starts the trace."""
 
+    @abstractmethod
     def tools(self, tr: _Trace) -> list[tuple[str, float, Callable[[_Trace], tuple[Any, Any]]]]:
-        raise NotImplementedError
+        """The tools of one turn: name, duration and a function giving (args, result)."""
 
     def http_for(self, tool: str) -> tuple[str, str] | None:
         return self.http.get(tool)
