@@ -18,9 +18,8 @@ then checks it with five rules of different bodies (``before``, ``never``, ``cou
   engine plus loading and wording every violating trace into a finding;
 * **python**: our Python engine, ``check(..., engine="python", trace_ids=SAMPLE)`` on a
   deterministic sample of the traces (every 100th trace id: 1 %), extrapolated linearly
-  to the full store by events. The sample's ids are resolved from one read of the store's
-  ids (a full-store run resolves none; ``Store.resolve_trace_id`` reads every commit
-  record per id); what that would have added is printed, not counted.
+  to the full store by events (resolving the sample's ids, one read of the store's ids,
+  is part of the measured time).
 
 Each method runs in its own subprocess (peak RSS from ``wait4``), after the page cache is
 warmed, interleaved, ``--repeat`` times (default 3); the median is reported. The violations
@@ -48,10 +47,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _measure import MB, ChildFailed, finish, measure, warm
+
 HERE = Path(__file__).resolve().parent
 TARGET_HAND = 1.5     # SQL engine seconds / hand-written seconds, at most
 TARGET_PYTHON = 50.0  # Python engine seconds / SQL engine seconds, at least
-MB = 1_000_000
 
 RULES = """\
 version: 1
@@ -281,29 +281,12 @@ def _child_python(root: str, fraction: float) -> dict[str, Any]:
     from workbench.rules._check import check
     from workbench.store import Store
 
-    class Resolved(Store):
-        """``check(trace_ids=...)`` resolves each id against every commit record (about
-        15 ms an id at 80k traces); a full-store run resolves none, so the sample's ids,
-        already whole, are looked up in one read of the ids instead."""
-
-        def __init__(self, root: str, known: set[str]) -> None:
-            super().__init__(root)
-            self.known = known
-
-        def resolve_trace_id(self, prefix: str) -> str:
-            return prefix if prefix in self.known else super().resolve_trace_id(prefix)
-
     known = Store(root).trace_ids()
-    store, rules = Resolved(root, known), _rules()
+    store, rules = Store(root), _rules()
     ids = sample_ids(known, fraction)
     t0 = time.perf_counter()
     res = check(store, rules, trace_ids=ids, engine="python", record=False)
     seconds = time.perf_counter() - t0
-    # not timed: what resolving the ids with a plain Store would have added
-    t = time.perf_counter()
-    for tid in ids[:20]:
-        Store(root).resolve_trace_id(tid)
-    resolve = (time.perf_counter() - t) / max(1, min(20, len(ids))) * len(ids)
     con = duckdb.connect()
     con.execute("CREATE TEMP TABLE s (trace_id VARCHAR)")
     con.executemany("INSERT INTO s VALUES (?)", [[i] for i in ids])
@@ -312,7 +295,7 @@ def _child_python(root: str, fraction: float) -> dict[str, Any]:
     ).fetchall()[0][0]
     con.close()
     return {"seconds": seconds, "sample_traces": len(ids), "sample_events": int(sample_events),
-            "resolve_seconds": resolve, "events": _events(root),
+            "events": _events(root),
             "findings": [[f.rule, f.trace_id, list(f.event_ids)] for f in res.findings]}
 
 
@@ -329,27 +312,10 @@ def _child_main(method: str, root: str, fraction: float) -> int:
 
 # --- the parent ------------------------------------------------------------------------
 
-class ChildFailed(RuntimeError):
-    pass
-
-
 def run_child(method: str, root: Path, fraction: float) -> dict[str, Any]:
     """Run one measurement in a fresh interpreter; add its peak RSS."""
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", method,
-           "--store", str(root), "--python-fraction", repr(fraction)]
-    with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:
-        proc = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL)
-        # ru_maxrss of the child (and of any descendants it waited for): KiB on Linux
-        _, status, usage = os.wait4(proc.pid, 0)
-        code = os.waitstatus_to_exitcode(status)
-        so.seek(0)
-        se.seek(0)
-        text, err = so.read().decode(errors="replace"), se.read().decode(errors="replace")
-    if code != 0:
-        raise ChildFailed(f"{method} run failed (exit {code}):\n{err[-4000:]}")
-    res: dict[str, Any] = json.loads([ln for ln in text.splitlines() if ln.startswith("{")][-1])
-    res["peak_rss_mb"] = usage.ru_maxrss * 1024 / MB
-    return res
+    return measure([sys.executable, str(Path(__file__).resolve()), "--_child", method,
+                    "--store", str(root), "--python-fraction", repr(fraction)], method)
 
 
 def generate(root: Path, events: int, seed: int, max_gb: float, log: Any) -> dict[str, Any]:
@@ -364,13 +330,6 @@ def generate(root: Path, events: int, seed: int, max_gb: float, log: Any) -> dic
         raise ChildFailed(f"generating the store failed (exit {proc.returncode})")
     stats: dict[str, Any] = json.loads(proc.stdout)
     return stats
-
-
-def warm(root: Path) -> None:
-    for p in sorted(root.rglob("*.parquet")):
-        with open(p, "rb") as f:
-            while f.read(8 << 20):
-                pass
 
 
 def _key_sets(violations: dict[str, list[list[Any]]]) -> dict[str, set[tuple[str, ...]]]:
@@ -470,7 +429,7 @@ def bench(ns: argparse.Namespace, root: Path, log: Any) -> dict[str, Any]:
         sec = res["python"]["seconds"]
         res["python"].update(
             measured_seconds=sec, sample_traces=p["sample_traces"],
-            sample_events=p["sample_events"], resolve_seconds=p["resolve_seconds"],
+            sample_events=p["sample_events"],
             seconds=sec * events / p["sample_events"] if p["sample_events"] else 0.0)
     for r in res.values():
         r["events"] = events
@@ -531,9 +490,7 @@ def report(doc: dict[str, Any]) -> None:
         p = res["python"]
         print(f"* EXTRAPOLATED from {p['sample_events']:,} events in {p['sample_traces']:,} "
               f"traces (every {round(1 / doc['python_fraction'])}th trace id): "
-              f"{p['measured_seconds']:.2f}s measured, x {st['events'] / p['sample_events']:,.1f}"
-              f"; not counted: ~{p['resolve_seconds']:.1f}s that check(trace_ids=...) spends "
-              "resolving the sample's ids, which a full-store run does not do")
+              f"{p['measured_seconds']:.2f}s measured, x {st['events'] / p['sample_events']:,.1f}")
     print(f"\n{'rule':<26} {'body':<7} {'violations':>10} {'hand s':>8} {'ours s':>8} "
           f"{'ours/hand':>9}")
     for rid, r in doc["per_rule"].items():
@@ -605,12 +562,7 @@ def main(argv: list[str] | None = None) -> int:
                 log(f"kept: {root}")
             else:
                 shutil.rmtree(work, ignore_errors=True)
-    if ns.json:
-        json.dump(doc, sys.stdout, indent=2)
-        print()
-    else:
-        report(doc)
-    return 1 if doc["failures"] else 0
+    return finish(doc, ns.json, report)
 
 
 if __name__ == "__main__":

@@ -21,23 +21,21 @@ are noisy; compare ratios, not absolute times.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
+from _measure import MB, ChildFailed, finish, measure, warm
+
 HERE = Path(__file__).resolve().parent
 TARGET_RATIO = 0.5
-MB = 1_000_000
 
 # One row per span, as DuckDB's own reader types it; attributes stay nested.
 DUCKDB_COPY = """
@@ -123,99 +121,15 @@ def _child_main(method: str, src: str, out: str) -> int:
 
 # --- the parent ------------------------------------------------------------------------
 
-class ChildFailed(RuntimeError):
-    pass
-
-
-def _tree_mb(root: int) -> float:
-    """Memory of a process and all its descendants now: the sum of their PSS (RSS where
-    PSS is unavailable), so worker processes count and shared pages count once."""
-    children: dict[int, list[int]] = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
-        children.setdefault(ppid, []).append(int(d))
-    total_kb = 0
-    todo = [root]
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, ()))
-        try:
-            with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
-                key = b"Pss:"
-                text = f.read()
-        except OSError:
-            try:
-                with open(f"/proc/{pid}/status", "rb") as f:
-                    key = b"VmRSS:"
-                    text = f.read()
-            except OSError:
-                continue
-        for line in text.splitlines():
-            if line.startswith(key):
-                total_kb += int(line.split()[1])
-                break
-    return total_kb * 1024 / MB
-
-
-class _TreeSampler(threading.Thread):
-    """Samples the memory of a process tree every ``interval`` seconds; keeps the peak."""
-
-    def __init__(self, pid: int, interval: float = 0.1) -> None:
-        super().__init__(daemon=True)
-        self.pid, self.interval, self.peak_mb = pid, interval, 0.0
-        self.done = threading.Event()
-        self.enabled = os.path.isdir("/proc")
-
-    def run(self) -> None:
-        while self.enabled and not self.done.is_set():
-            with contextlib.suppress(Exception):  # a process vanished mid-read: skip it
-                self.peak_mb = max(self.peak_mb, _tree_mb(self.pid))
-            self.done.wait(self.interval)
-
-
 def run_child(method: str, src: Path, work: Path) -> dict[str, Any]:
-    """Run one measurement in a fresh interpreter; add its wall time and peak RSS."""
+    """Run one measurement in a fresh interpreter; add its wall time and peak memory."""
     out = Path(tempfile.mkdtemp(prefix=f"{method}-", dir=work))
-    log_out, log_err = out / "_stdout", out / "_stderr"
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--_child", method,
-           "--input", str(src), "--_out", str(out)]
-    t0 = time.perf_counter()
-    with open(log_out, "wb") as so, open(log_err, "wb") as se:
-        proc = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL,
-                                cwd=str(work))
-        sampler = _TreeSampler(proc.pid)
-        sampler.start()
-        # wait4: rusage of the child, whose ru_maxrss is the largest of the child and the
-        # descendants it waited for (max of one process, not their sum)
-        _, status, usage = os.wait4(proc.pid, 0)
-        sampler.done.set()
-        sampler.join()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.perf_counter() - t0
-    text = log_out.read_text(errors="replace")
-    err = log_err.read_text(errors="replace")
-    shutil.rmtree(out, ignore_errors=True)
-    if proc.returncode != 0:
-        raise ChildFailed(f"{method} run failed (exit {proc.returncode}):\n{err[-4000:]}")
-    lines = [ln for ln in text.splitlines() if ln.startswith("{")]
-    res: dict[str, Any] = json.loads(lines[-1])
-    res["wall_seconds"] = wall
-    res["peak_rss_mb"] = usage.ru_maxrss * 1024 / MB  # ru_maxrss is KiB on Linux
-    res["peak_tree_mb"] = sampler.peak_mb
-    return res
-
-
-def warm(path: Path) -> None:
-    with open(path, "rb") as f:
-        while f.read(8 << 20):
-            pass
+    try:
+        return measure([sys.executable, str(Path(__file__).resolve()), "--_child", method,
+                        "--input", str(src), "--_out", str(out)], method, cwd=work,
+                       sample_tree=True)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
 
 
 def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str, Any]:
@@ -400,12 +314,7 @@ def main(argv: list[str] | None = None) -> int:
             log(f"kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    if ns.json:
-        json.dump(doc, sys.stdout, indent=2)
-        print()
-    else:
-        report(doc)
-    return 1 if doc["failures"] else 0
+    return finish(doc, ns.json, report)
 
 
 if __name__ == "__main__":
