@@ -10,13 +10,16 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from ..model import EncodingError, InvalidJSONError, JSONDecodeError, loads
+import yaml
+
+from ..model import EncodingError, InputError, InvalidJSONError, JSONDecodeError, loads
 from ._source import SourceFile
 
 __all__ = [
     "iter_json_lines",
     "lines_before",
     "load_document",
+    "load_yaml",
     "maybe_json",
     "parse_time_ns",
     "split_lines",
@@ -53,6 +56,37 @@ def load_document(source: SourceFile) -> Any:
         return loads(data)
     except JSONDecodeError as exc:
         raise (_encoding_error(source, data) or _json_error(source, exc)) from None
+
+
+def load_yaml(source: SourceFile) -> Any:
+    """The whole file as one YAML document (safe loader: plain data only).
+
+    Timestamps stay text (the adapters parse times themselves) and a bad document is an
+    ``INVALID_YAML`` error naming the line.
+    """
+    data = source.path.read_bytes()
+    enc = _encoding_error(source, data)
+    if enc is not None:
+        raise enc
+    try:
+        return yaml.load(data.decode("utf-8"), Loader=_PlainLoader)  # a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        where = f" at line {line}" if line else ""
+        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        raise InputError(f"{source.display}: invalid YAML{where}: {problem}",
+                         code="INVALID_YAML", file=source.display, line=line,
+                         hint="check the file is a complete YAML document") from None
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """SafeLoader that leaves timestamps as strings."""
+
+
+_PlainLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
 
 
 def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
