@@ -178,10 +178,12 @@ class _Staged:
 
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
+    adapter = adapter_for(part.adapter)
     stager = Stager(part.work / f"part-{part.index:04d}", partitions=part.partitions,
-                    ord_base=part.index << _ORD_BITS)
+                    ord_base=part.index << _ORD_BITS,
+                    file_order=bool(getattr(adapter, "file_order", False)))
     infos: dict[str, TraceInfo] = {}
-    rows = _read(adapter_for(part.adapter), part.source, part.src, stager, infos, report)
+    rows = _read(adapter, part.source, part.src, stager, infos, report)
     stager.flush()
     return _Staged(part.src, rows, stager.files, infos)
 

@@ -81,6 +81,10 @@ class Adapter(Protocol):
         """How sure (0-100) this adapter is that it can read the file, from its head."""
         ...
 
+    # Optional: ``file_order = True`` when the format lists events in the order they
+    # happened (transcripts, logs, recordings): seq then follows the file, not the start
+    # times (which such sources often share, or lack for some events).
+    #
     # Optional: ``splittable(source) -> bool``, true when ``read`` works on a byte range
     # of the file (``source.part``) because the format is line-based; the pipeline then
     # reads large files with several processes.

@@ -41,7 +41,7 @@ STAGED = pa.schema([
     ("args", pa.string()), ("result", pa.string()), ("error", pa.string()),
     ("attrs", pa.string()), ("seq_given", pa.int64()), ("refs_given", pa.string()),
     ("arg_leaves", pa.string()), ("result_keys", pa.list_(pa.int64())),
-    ("ord", pa.int64()), ("src", pa.int32()),
+    ("ord", pa.int64()), ("file_rank", pa.int64()), ("src", pa.int32()),
 ])
 
 _KINDS = frozenset(EVENT_KINDS)
@@ -85,12 +85,15 @@ class Stager:
 
     Rows are split into ``partitions`` by trace id, so that each partition can be
     finalized on its own; ``ord_base`` offsets the file-order column of this stager
-    (one per part of a file read in parallel).
+    (one per part of a file read in parallel). ``file_order`` says the adapter yields
+    events in recording order: their file order then ranks before start times.
     """
 
     def __init__(self, directory: Path, *, partitions: int = 1, ord_base: int = 0,
-                 rows_per_file: int = 65536, bytes_per_file: int = 32 << 20) -> None:
+                 rows_per_file: int = 65536, bytes_per_file: int = 32 << 20,
+                 file_order: bool = False) -> None:
         self.directory = directory
+        self.file_order = file_order
         self.partitions = partitions
         self.rows_per_file = rows_per_file
         self.bytes_per_file = bytes_per_file
@@ -162,6 +165,7 @@ class Stager:
             c["arg_leaves"].append(None)
             c["result_keys"].append(None)
         c["ord"].append(self._ord)
+        c["file_rank"].append(self._ord if self.file_order else None)
         c["src"].append(src)
         self._ord += 1
         self.rows += 1
