@@ -1,0 +1,110 @@
+"""The CLI on HTTP recordings (HAR, VCR.py cassettes, Pact files): detection, --json
+output, bad input refused with exit 2 and an unchanged store, odd input kept and flagged."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+
+HAR_FILE = "mitmproxy-har/flows_error_log.har"
+VCR_FILE = "otel-python-contrib-openai-v2/test_chat_completion_tool_calls_with_content.yaml"
+PACT_FILE = "pact-python/v2-http.json"
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.name != ".lock"} if root.exists() else {}
+
+
+@pytest.mark.parametrize(("name", "fmt", "events"), [
+    (HAR_FILE, "har", 2), (VCR_FILE, "vcr", 2), (PACT_FILE, "pact", 3)])
+def test_ingest_detects_the_format(capsys, corpus, store_dir, name, fmt, events):
+    code, out, err = run(capsys, "ingest", corpus / name, "--store", store_dir, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert set(doc) >= {"traces", "events", "skipped", "batch"}
+    assert doc["events"] == events
+    [trace] = doc["traces"]
+    assert (trace["format"], trace["events"], trace["tool_calls"], trace["orphans"]) == (
+        fmt, events, 0, 0)
+    code, out, _ = run(capsys, "sql", "select count(*) as n from events where kind = 'http'",
+                       "--store", store_dir, "--json")
+    assert code == 0 and json.loads(out)["rows"] == [{"n": events}]
+
+
+def test_har_unanswered_entry_is_stored_flagged(capsys, corpus, store_dir):
+    run(capsys, "ingest", corpus / HAR_FILE, "--store", store_dir)
+    code, out, _ = run(capsys, "sql", "select event_id, name, status, error, attrs from events "
+                       "order by seq", "--store", store_dir, "--json")
+    assert code == 0
+    first, second = json.loads(out)["rows"]
+    assert (first["event_id"], first["name"], first["status"]) == ("entry-0", "GET /", "error")
+    assert json.loads(first["error"])["code"] == "NO_RESPONSE"
+    assert json.loads(first["attrs"])["workbench.flags"] == ["unanswered"]
+    assert json.loads(second["error"])["code"] == "HTTP_405"
+
+
+def test_binary_cassette_body_is_kept_with_a_placeholder(capsys, tmp_path):
+    f = tmp_path / "binary.yaml"
+    f.write_text("interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n"
+                 "    uri: https://files.test/a.bin\n  response:\n    body:\n"
+                 "      string: !!binary |\n        /9j/4AAQ\n    headers:\n      Content-Type:\n"
+                 "      - application/octet-stream\n    status:\n      code: 200\n"
+                 "      message: OK\nversion: 1\n")
+    store = tmp_path / "s"
+    code, out, err = run(capsys, "ingest", f, "--store", store, "--json")
+    assert code == 0, err
+    assert json.loads(out)["traces"][0]["format"] == "vcr"
+    code, out, _ = run(capsys, "sql", "select result, attrs from events", "--store", store,
+                       "--json")
+    [row] = json.loads(out)["rows"]
+    assert json.loads(row["result"])["body"] == "«binary: 6 bytes, application/octet-stream»"
+    assert json.loads(row["attrs"])["workbench.flags"] == ["binary_body"]
+
+
+def bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
+    cases = {}
+
+    def put(name, text, code):
+        p = tmp / name
+        p.write_text(text)
+        cases[name] = (p, code)
+
+    put("no-entries.har", json.dumps({"log": {"version": "1.2", "creator": {"name": "x"}}}),
+        "INVALID_TRACE")
+    put("truncated.har", '{"log": {"version": "1.2", "creator": {}, "entries": [{"request"',
+        "INVALID_JSON")
+    put("broken.yaml", "interactions:\n- request:\n    uri: [unclosed\n  response:\n"
+        "    status: {code: 200}\n", "INVALID_YAML")
+    put("no-uri.yaml", "interactions:\n- request:\n    method: GET\n  response:\n"
+        "    status: {code: 200}\n", "INVALID_TRACE")
+    put("no-interactions.json", json.dumps({
+        "consumer": {"name": "a"}, "provider": {"name": "b"}, "interactions": [],
+        "metadata": {"pactSpecification": {"version": "3.0.0"}}}), "INVALID_TRACE")
+    return cases
+
+
+@pytest.mark.parametrize("case", ["no-entries.har", "truncated.har", "broken.yaml",
+                                  "no-uri.yaml", "no-interactions.json"])
+def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, corpus, tmp_path, case):
+    store = tmp_path / "store"
+    run(capsys, "ingest", corpus / PACT_FILE, "--store", store)
+    before = snapshot(store)
+    path, expected = bad_inputs(tmp_path)[case]
+    code, out, err = run(capsys, "ingest", path, "--store", store)
+    assert code == 2
+    assert err.startswith(f"error[{expected}]: "), err
+    assert "hint:" in err and "Traceback" not in err
+    assert out == ""
+    assert snapshot(store) == before
+    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json")
+    assert code == 2 and json.loads(out)["error"]["code"] == expected
+    assert snapshot(store) == before
