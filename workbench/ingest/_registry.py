@@ -6,6 +6,7 @@ from ..model import EmptyInputError, UnrecognizedFormatError, UsageError
 from ._har import HAR
 from ._jsonl import JSONL
 from ._langfuse import LANGFUSE
+from ._mcp import MCP
 from ._otlp import OTLP
 from ._pact import PACT
 from ._source import Adapter, SourceFile
@@ -15,7 +16,7 @@ from ._vcr import VCR
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
-ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, HAR, VCR, PACT)
+ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, HAR, VCR, PACT, MCP)
 
 
 def format_names() -> list[str]:
