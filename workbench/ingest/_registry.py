@@ -8,18 +8,20 @@ from ._inspect import INSPECT
 from ._jsonl import JSONL
 from ._langfuse import LANGFUSE
 from ._mcp import MCP
+from ._openhands import OPENHANDS
 from ._otlp import OTLP
 from ._pact import PACT
 from ._source import Adapter, SourceFile
 from ._spanjson import SPAN_JSON
+from ._sweagent import SWE_AGENT
 from ._taubench import TAU_BENCH
 from ._vcr import VCR
 
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
-ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, INSPECT, TAU_BENCH, HAR,
-                                   VCR, PACT, MCP)
+ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, INSPECT, TAU_BENCH,
+                                   SWE_AGENT, OPENHANDS, HAR, VCR, PACT, MCP)
 
 
 def format_names() -> list[str]:

@@ -1,0 +1,94 @@
+"""The ``openhands`` corpus folder, read by its adapter, against counts taken from the
+files themselves.
+
+How the counts were taken: each file was loaded with the standard ``json`` module (a
+top-level array of events) and its events sorted by hand into actions (an ``action``
+key) and observations (an ``observation`` key); every ``cause`` names an action of the
+same file.
+
+- events = actions + observations without a ``cause`` (state reports) + distinct
+  ``tool_call_metadata.model_response.id`` values (one model turn each); observations
+  with a ``cause`` are folded into the action they answer;
+- tool_calls = actions other than ``message``, ``system`` and ``change_agent_state``;
+- errors = observations answering an action with ``observation: error``,
+  ``success: false`` or a non-zero ``extras.metadata.exit_code``;
+- parented = the tool calls that carry a model response (each under its model turn);
+- traces: one per file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from workbench.ingest._openhands import OPENHANDS
+from workbench.ingest._registry import detect
+from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
+
+# file -> (events, tool_calls, errors, parented, traces)
+EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
+    # user message; edit (id 3, answered by 4); finish (5): 2 model responses
+    "openhands/basic.json": (5, 2, 0, 2, 1),
+    # 18 events: 7 actions (change_agent_state, user message, run, edit, edit, run, agent
+    # message), 7 observations with a cause (folded), 4 agent_state_changed reports,
+    # 4 model responses; the http.server run (13) ends with exit code -1, success false
+    "openhands/basic_gui_mode.json": (15, 4, 1, 4, 1),
+    # 3 user and 2 agent messages, then finish with its model response
+    "openhands/basic_interactions.json": (7, 1, 0, 1, 1),
+    # user message; read, run, read (each answered, exit code 0); finish: 4 responses
+    "openhands/wrong_initial_state.json": (9, 4, 0, 4, 1),
+}
+
+
+def source_file(path: Path) -> SourceFile:
+    data = path.read_bytes()
+    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
+                      head=data[:65536])
+
+
+def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
+    out = list(OPENHANDS.read(source_file(path)))
+    return ([e for e in out if isinstance(e, RawEvent)],
+            [e for e in out if isinstance(e, TraceInfo)])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_counts(corpus: Path, name: str) -> None:
+    n, tools, errors, parented, traces = EXPECTED[name]
+    events, infos = read(corpus / name)
+    ids = {e.event_id for e in events}
+    assert len(events) == n
+    assert len(ids) == n
+    assert sum(e.kind == "tool_call" for e in events) == tools
+    assert sum(e.status == "error" for e in events) == errors
+    assert sum(e.parent_id is not None for e in events) == parented
+    assert all(e.parent_id in ids for e in events if e.parent_id is not None)
+    assert len({e.trace_id for e in events}) == traces
+    assert not [e for e in events if e.attrs.get("workbench.flags")]  # all answered
+    assert len(infos) == 1 and infos[0].root_task
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_detection(corpus: Path, name: str) -> None:
+    assert detect(source_file(corpus / name)).name == "openhands"
+
+
+def test_every_file_of_the_folder_is_counted(corpus: Path) -> None:
+    files = sorted(p.relative_to(corpus).as_posix() for p in (corpus / "openhands").glob("*.json"))
+    assert files == sorted(EXPECTED)
+
+
+def test_gui_mode_stream(corpus: Path) -> None:
+    events, [info] = read(corpus / "openhands/basic_gui_mode.json")
+    kinds = [e.kind for e in events]
+    assert kinds.count("state") == 5 and kinds.count("llm_call") == 5
+    [failed] = [e for e in events if e.status == "error"]
+    assert failed.event_id == "13" and failed.name == "execute_bash"
+    assert failed.error == {"message": failed.attrs["openhands.observation_message"],
+                            "details": {"exit_code": -1}}
+    assert [e.name for e in events if e.kind == "tool_call"] == [
+        "execute_bash", "str_replace_editor", "str_replace_editor", "execute_bash"]
+    assert info.versions == {"model": "claude-3-5-sonnet-20241022"}
+    assert info.root_task.startswith("I want to create a VueJS app")
