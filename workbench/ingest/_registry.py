@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from ..model import EmptyInputError, UnrecognizedFormatError, UsageError
+from ._anthropic import ANTHROPIC
 from ._har import HAR
 from ._inspect import INSPECT
 from ._jsonl import JSONL
 from ._langfuse import LANGFUSE
 from ._mcp import MCP
+from ._openai import OPENAI
 from ._openhands import OPENHANDS
 from ._otlp import OTLP
 from ._pact import PACT
@@ -21,7 +23,8 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, HAR, VCR, PACT, MCP)
+                                   SWE_AGENT, OPENHANDS, HAR, VCR, PACT, MCP, ANTHROPIC,
+                                   OPENAI)
 
 
 def format_names() -> list[str]:
