@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..model import EmptyInputError, UnrecognizedFormatError, UsageError
 from ._anthropic import ANTHROPIC
+from ._claudecode import CLAUDE_CODE
 from ._har import HAR
 from ._inspect import INSPECT
 from ._jsonl import JSONL
@@ -23,8 +24,8 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, HAR, VCR, PACT, MCP, ANTHROPIC,
-                                   OPENAI)
+                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
+                                   ANTHROPIC, OPENAI)
 
 
 def format_names() -> list[str]:
