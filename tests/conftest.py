@@ -1,4 +1,5 @@
-"""Shared fixtures: the corpus of real traces, temporary stores, the CLI runner."""
+"""Shared fixtures: the corpus of real traces and temporary stores. Plain helpers (the
+CLI runner, store snapshots, reading a file with an adapter) live in ``tests/support.py``."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.enviro
                                                                else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLES = REPO / "traces" / "examples"
 
 
 def _corpus_dir() -> Path:

@@ -23,14 +23,13 @@ read by eye (and listed with the standard ``json`` / ``yaml`` modules), then cou
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, orphans, read
+from workbench.ingest import detect, open_source
 from workbench.ingest._claudecode import CLAUDE_CODE
-from workbench.ingest._registry import detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import FLAGS_KEY
 
 # file -> (events, tool_calls, errors, parented, orphans, traces)
@@ -64,35 +63,18 @@ EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(CLAUDE_CODE.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    n, tools, errors, parented, orphans, traces = EXPECTED[name]
-    events, _ = read(corpus / name)
-    ids = {e.event_id for e in events}
-    assert len(events) == n
-    assert len(ids) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.status == "error" for e in events) == errors
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert sum(e.parent_id is not None and e.parent_id not in ids for e in events) == orphans
-    assert len({e.trace_id for e in events}) == traces
+    n, tools, errors, parented, orphaned, traces = EXPECTED[name]
+    events, _ = read(CLAUDE_CODE, corpus / name)
+    assert counts(events) == (n, tools, errors, parented, traces)
+    assert len({e.event_id for e in events}) == n
+    assert orphans(events) == orphaned
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == "claude-code"
+    assert detect(open_source(corpus / name)).name == "claude-code"
 
 
 def test_the_folders_hold_exactly_these_files(corpus: Path) -> None:
@@ -103,7 +85,7 @@ def test_the_folders_hold_exactly_these_files(corpus: Path) -> None:
 
 
 def test_sidechain_file_keeps_its_quirks(corpus: Path) -> None:
-    events, [info] = read(corpus / "claude-code-log/sidechain_integrated.jsonl")
+    events, [info] = read(CLAUDE_CODE, corpus / "claude-code-log/sidechain_integrated.jsonl")
     by_id = {e.event_id: e for e in events}
     task = by_id["toolu_01JA2mLseQCAW3MdwPE4qWEk"]
     assert (task.name, task.parent_id) == ("Task", "83a7cabd-3642-45d6-ba73-9b9f843b9ab1")
@@ -124,7 +106,7 @@ def test_sidechain_file_keeps_its_quirks(corpus: Path) -> None:
 
 
 def test_sdk_init_and_result(corpus: Path) -> None:
-    events, [info] = read(corpus / "openinference-claude-agent-sdk/"
+    events, [info] = read(CLAUDE_CODE, corpus / "openinference-claude-agent-sdk/"
                           "test_query_task_subagent_spans.yaml")
     assert info.trace_id == "05555ce4-068a-4334-a6e3-b5bea2e8cc2e"
     assert len(info.tools) == 18 and {"name": "Agent"} in info.tools
@@ -140,7 +122,7 @@ def test_sdk_init_and_result(corpus: Path) -> None:
 
 
 def test_hook_callbacks_mark_their_tool_call(corpus: Path) -> None:
-    events, _ = read(corpus / "openinference-claude-agent-sdk/"
+    events, _ = read(CLAUDE_CODE, corpus / "openinference-claude-agent-sdk/"
                      "test_client_tool_hooks_create_tool_spans.yaml")
     [bash] = [e for e in events if e.kind == "tool_call"]
     assert bash.attrs["claude_code.control"] == ["hook_callback:PreToolUse",

@@ -19,15 +19,14 @@ Pact) or ``yaml.safe_load`` (cassettes) and its records counted directly:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, flagged, read
+from workbench.ingest import Adapter, detect, open_source
 from workbench.ingest._har import HAR
 from workbench.ingest._pact import PACT
-from workbench.ingest._registry import detect
-from workbench.ingest._source import Adapter, RawEvent, SourceFile, TraceInfo
 from workbench.ingest._vcr import VCR
 
 HAR_DIR = "mitmproxy-har"
@@ -75,31 +74,11 @@ EXPECTED: dict[str, tuple[Adapter, int, int, int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(adapter: Adapter, path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(adapter.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
-def flagged(events: list[RawEvent], flag: str) -> int:
-    return sum(flag in e.attrs.get("workbench.flags", []) for e in events)
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
     adapter, n, tools, errors, parented, traces, unanswered, binary = EXPECTED[name]
     events, infos = read(adapter, corpus / name)
-    assert len(events) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.status == "error" for e in events) == errors
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert len({e.trace_id for e in events}) == traces
+    assert counts(events) == (n, tools, errors, parented, traces)
     assert len(infos) == traces
     assert flagged(events, "unanswered") == unanswered
     assert flagged(events, "binary_body") == binary
@@ -108,7 +87,7 @@ def test_counts(corpus: Path, name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == EXPECTED[name][0].name
+    assert detect(open_source(corpus / name)).name == EXPECTED[name][0].name
 
 
 def test_folder_totals(corpus: Path) -> None:

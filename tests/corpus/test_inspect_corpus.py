@@ -19,14 +19,13 @@ How the counts were taken: each log was opened with the standard ``json`` and
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, read
+from workbench.ingest import detect, open_source
 from workbench.ingest._inspect import INSPECT
-from workbench.ingest._registry import detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 
 FOLDER = "inspect-ai"
 
@@ -45,18 +44,6 @@ EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(INSPECT.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 def test_every_file_is_listed(corpus: Path) -> None:
     files = {p.name for p in (corpus / FOLDER).iterdir() if p.name != "SOURCE.md"}
     assert files == set(EXPECTED)
@@ -64,13 +51,8 @@ def test_every_file_is_listed(corpus: Path) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    n, tools, errors, parented, traces = EXPECTED[name]
-    events, infos = read(corpus / FOLDER / name)
-    assert len(events) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.status == "error" for e in events) == errors
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert len({e.trace_id for e in events}) == traces
+    events, infos = read(INSPECT, corpus / FOLDER / name)
+    assert counts(events) == EXPECTED[name]
     assert {i.trace_id for i in infos} == {e.trace_id for e in events}
     for tid in {e.trace_id for e in events}:  # ids unique within each trace
         ids = [e.event_id for e in events if e.trace_id == tid]
@@ -79,11 +61,11 @@ def test_counts(corpus: Path, name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / FOLDER / name)).name == "inspect"
+    assert detect(open_source(corpus / FOLDER / name)).name == "inspect"
 
 
 def test_browser_run(corpus: Path) -> None:
-    events, [info] = read(corpus / FOLDER / "2025-05-12T20-27-36-04-00_browser.json")
+    events, [info] = read(INSPECT, corpus / FOLDER / "2025-05-12T20-27-36-04-00_browser.json")
     ids = {e.event_id for e in events}
     assert all(e.parent_id in ids for e in events if e.parent_id)  # no dangling parent
     tools = [e for e in events if e.kind == "tool_call"]
@@ -112,7 +94,7 @@ def test_browser_run(corpus: Path) -> None:
 
 
 def test_eval_samples_keep_their_epochs(corpus: Path) -> None:
-    events, infos = read(corpus / FOLDER / "log_streaming.eval")
+    events, infos = read(INSPECT, corpus / FOLDER / "log_streaming.eval")
     assert sorted((i.attrs["inspect"]["sample.id"], i.attrs["inspect"]["sample.epoch"])
                   for i in infos) == [(1, 1), (1, 2), (2, 1), (2, 2)]
     assert sum(e.kind == "receipt" for e in events) == 4

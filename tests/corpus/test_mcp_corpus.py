@@ -21,14 +21,13 @@ paired by hand:
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, read
+from workbench.ingest import ADAPTERS, detect, open_source
 from workbench.ingest._mcp import MCP
-from workbench.ingest._registry import ADAPTERS, detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 
 # file -> (events, tool_calls, errors, parented, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
@@ -71,37 +70,19 @@ SPEC_ERRORS = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(MCP.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
-def counts(events: list[RawEvent]) -> tuple[int, int, int, int, int]:
-    return (len(events), sum(e.kind == "tool_call" for e in events),
-            sum(e.status == "error" for e in events),
-            sum(e.parent_id is not None for e in events), len({e.trace_id for e in events}))
-
-
 def spec_files(corpus: Path) -> list[str]:
     return sorted(str(p.relative_to(corpus / SPEC)) for p in (corpus / SPEC).glob("*/*.json"))
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    events, _ = read(corpus / name)
+    events, _ = read(MCP, corpus / name)
     assert counts(events) == EXPECTED[name]
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == "mcp"
+    assert detect(open_source(corpus / name)).name == "mcp"
 
 
 def test_spec_examples_each_ingest_as_one_event_with_mcp_detected(corpus: Path) -> None:
@@ -110,11 +91,11 @@ def test_spec_examples_each_ingest_as_one_event_with_mcp_detected(corpus: Path) 
     totals = [0, 0, 0, 0, 0]
     for name in files:
         path = corpus / SPEC / name
-        src = source_file(path)
+        src = open_source(path)
         assert detect(src).name == "mcp", name
         # no other format claims them, not even weakly
         assert [a.name for a in ADAPTERS if a.sniff(src) > 0] == ["mcp"], name
-        events, _ = read(path)
+        events, _ = read(MCP, path)
         got = counts(events)
         assert got == (1, int(name in SPEC_TOOL_CALLS), int(name in SPEC_ERRORS), 0, 1), name
         totals = [a + b for a, b in zip(totals, got, strict=True)]
@@ -124,7 +105,7 @@ def test_spec_examples_each_ingest_as_one_event_with_mcp_detected(corpus: Path) 
 def test_spec_fragments_are_named_by_their_type(corpus: Path) -> None:
     names = {}
     for name in spec_files(corpus):
-        [ev], _ = read(corpus / SPEC / name)
+        [ev], _ = read(MCP, corpus / SPEC / name)
         names[name] = (ev.kind, ev.name)
     assert names["Tool/with-no-parameters.json"] == ("message", "Tool")
     assert names["CallToolResult/result-with-structured-content.json"] == (
@@ -145,15 +126,15 @@ def test_spec_fragments_are_named_by_their_type(corpus: Path) -> None:
 
 
 def test_spec_tool_definitions_go_to_the_trace_info(corpus: Path) -> None:
-    _, [info] = read(corpus / SPEC / "Tool/with-output-schema-for-structured-content.json")
+    _, [info] = read(MCP, corpus / SPEC / "Tool/with-output-schema-for-structured-content.json")
     assert [t["name"] for t in info.tools] == ["get_weather_data"]
-    _, [info] = read(corpus / SPEC / "ListToolsResultResponse/list-tools-result-response.json")
+    _, [info] = read(MCP, corpus / SPEC / "ListToolsResultResponse/list-tools-result-response.json")
     assert [t["name"] for t in info.tools] == ["get_weather"]
 
 
 def test_poisoned_tool_description_is_kept_verbatim(corpus: Path) -> None:
-    _, [clean] = read(corpus / "mcp-cassette-py/tools.mcp.json")
-    _, [poisoned] = read(corpus / "mcp-cassette-py/injected.mcp.json")
+    _, [clean] = read(MCP, corpus / "mcp-cassette-py/tools.mcp.json")
+    _, [poisoned] = read(MCP, corpus / "mcp-cassette-py/injected.mcp.json")
     assert [t["name"] for t in clean.tools] == [t["name"] for t in poisoned.tools] == [
         "echo", "add", "summarize"]
     [echo] = [t for t in poisoned.tools if t["name"] == "echo"]
@@ -163,7 +144,7 @@ def test_poisoned_tool_description_is_kept_verbatim(corpus: Path) -> None:
 
 
 def test_pipelined_stdio_session_pairs_by_id(corpus: Path) -> None:
-    events, _ = read(corpus / "mcp-cassette-py/echo_and_add.mcp.json")
+    events, _ = read(MCP, corpus / "mcp-cassette-py/echo_and_add.mcp.json")
     tools = {e.name: e for e in events if e.kind == "tool_call"}
     assert tools["echo"].args == {"text": "hello cassette"}
     assert tools["echo"].result == "hello cassette [a8b0a47d]"
@@ -172,7 +153,7 @@ def test_pipelined_stdio_session_pairs_by_id(corpus: Path) -> None:
 
 
 def test_sampling_inside_a_tool_call(corpus: Path) -> None:
-    events, _ = read(corpus / "mcp-cassette-py/sampling.mcp.json")
+    events, _ = read(MCP, corpus / "mcp-cassette-py/sampling.mcp.json")
     assert [(e.kind, e.name) for e in events] == [
         ("other", "initialize"), ("message", "notifications/initialized"),
         ("tool_call", "summarize"), ("llm_call", "example-llm")]
@@ -183,7 +164,7 @@ def test_sampling_inside_a_tool_call(corpus: Path) -> None:
 
 
 def test_edge_case_session_flags(corpus: Path) -> None:
-    events, _ = read(corpus / "assay-otlp-mcp/mcp_edge_case_session.json")
+    events, _ = read(MCP, corpus / "assay-otlp-mcp/mcp_edge_case_session.json")
     flags = {e.name: e.attrs.get("workbench.flags") for e in events}
     assert flags == {"notifications/initialized": None, "valid_tool": None,
                      "orphan_request": ["unanswered"], "error": ["unmatched"],
@@ -194,7 +175,7 @@ def test_edge_case_session_flags(corpus: Path) -> None:
 
 
 def test_recorder_session(corpus: Path) -> None:
-    events, [info] = read(corpus / "mcp-recorder/mock_session.json")
+    events, [info] = read(MCP, corpus / "mcp-recorder/mock_session.json")
     weather = next(e for e in events if e.name == "get_weather")
     assert weather.result == {"city": "London", "temp_c": 22, "condition": "sunny",
                               "humidity": 45}  # structuredContent

@@ -26,7 +26,6 @@ How the counts were taken: the cassette bodies and the SDK messages were read by
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -34,10 +33,10 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support import counts, flagged, orphans, read
+from workbench.ingest import RawEvent, detect, open_source
 from workbench.ingest._anthropic import ANTHROPIC
 from workbench.ingest._openai import OPENAI
-from workbench.ingest._registry import detect
-from workbench.ingest._source import Adapter, RawEvent, SourceFile, TraceInfo
 
 CASSETTES = "otel-python-contrib-openai-v2"
 SDK = "openinference-claude-agent-sdk"
@@ -72,18 +71,6 @@ ANTHROPIC_EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # turns: Bash call, final text
     "test_query_tool_spans_from_messages.json": (3, 1, 0, 1, 0, 1),
 }
-
-
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(adapter: Adapter, path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(adapter.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
 
 
 def body(text: str) -> Any:
@@ -126,12 +113,10 @@ def anthropic_files(corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> d
     return files
 
 
-def counts(events: list[RawEvent], infos: list[TraceInfo]) -> tuple[int, ...]:
-    return (len(events), sum(e.kind == "tool_call" for e in events),
-            sum(e.status == "error" for e in events),
-            sum(e.parent_id is not None for e in events),
-            sum("unanswered" in e.attrs.get("workbench.flags", []) for e in events),
-            len({e.trace_id for e in events}))
+def body_counts(events: list[RawEvent]) -> tuple[int, ...]:
+    """The tables' layout: (events, tool_calls, errors, parented, unanswered, traces)."""
+    n, tools, errors, parented, traces = counts(events)
+    return (n, tools, errors, parented, flagged(events, "unanswered"), traces)
 
 
 def test_every_cassette_exchange_is_covered(openai_files: dict[str, Path]) -> None:
@@ -141,15 +126,14 @@ def test_every_cassette_exchange_is_covered(openai_files: dict[str, Path]) -> No
 @pytest.mark.parametrize("name", sorted(OPENAI_EXPECTED))
 def test_openai_counts(openai_files: dict[str, Path], name: str) -> None:
     events, infos = read(OPENAI, openai_files[name])
-    assert counts(events, infos) == OPENAI_EXPECTED[name]
+    assert body_counts(events) == OPENAI_EXPECTED[name]
     assert len(infos) == 1
-    ids = {e.event_id for e in events}
-    assert all(e.parent_id in ids for e in events if e.parent_id is not None)
+    assert orphans(events) == 0
 
 
 @pytest.mark.parametrize("name", sorted(OPENAI_EXPECTED))
 def test_openai_detection(openai_files: dict[str, Path], name: str) -> None:
-    assert detect(source_file(openai_files[name])).name == "openai"
+    assert detect(open_source(openai_files[name])).name == "openai"
 
 
 def test_whole_cassette_is_one_conversation(corpus: Path, tmp_path: Path) -> None:
@@ -158,8 +142,8 @@ def test_whole_cassette_is_one_conversation(corpus: Path, tmp_path: Path) -> Non
     [found] = [ex for stem, ex in exchanges(corpus) if stem.endswith("tool_calls_with_content")]
     path = tmp_path / "both.json"
     path.write_text(json.dumps(found), encoding="utf-8")
-    events, infos = read(OPENAI, path)
-    assert counts(events, infos) == (6, 2, 0, 2, 0, 1)
+    events, _ = read(OPENAI, path)
+    assert body_counts(events) == (6, 2, 0, 2, 0, 1)
     calls = [e for e in events if e.kind == "tool_call"]
     assert [(c.name, c.args, c.result, c.status) for c in calls] == [
         ("get_current_weather", {"location": "Seattle, WA"}, "50 degrees and raining", "ok"),
@@ -195,14 +179,14 @@ def test_error_bodies(openai_files: dict[str, Path]) -> None:
 
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_EXPECTED))
 def test_anthropic_counts(anthropic_files: dict[str, Path], name: str) -> None:
-    events, infos = read(ANTHROPIC, anthropic_files[name])
-    assert counts(events, infos) == ANTHROPIC_EXPECTED[name]
+    events, _ = read(ANTHROPIC, anthropic_files[name])
+    assert body_counts(events) == ANTHROPIC_EXPECTED[name]
     assert all(e.status == "ok" for e in events if e.kind == "tool_call")
 
 
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_EXPECTED))
 def test_anthropic_detection(anthropic_files: dict[str, Path], name: str) -> None:
-    assert detect(source_file(anthropic_files[name])).name == "anthropic"
+    assert detect(open_source(anthropic_files[name])).name == "anthropic"
 
 
 def test_repeated_message_ids_stay_unique(anthropic_files: dict[str, Path]) -> None:
@@ -216,5 +200,5 @@ def test_repeated_message_ids_stay_unique(anthropic_files: dict[str, Path]) -> N
 
 def test_cassette_files_are_left_to_their_own_adapter(corpus: Path) -> None:
     for f in [*sorted((corpus / CASSETTES).glob("*.yaml")), *sorted((corpus / SDK).glob("*.yaml"))]:
-        src = source_file(f)
+        src = open_source(f)
         assert (OPENAI.sniff(src), ANTHROPIC.sniff(src)) == (0, 0), f.name

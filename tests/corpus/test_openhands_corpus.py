@@ -18,14 +18,13 @@ same file.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, orphans, read
+from workbench.ingest import detect, open_source
 from workbench.ingest._openhands import OPENHANDS
-from workbench.ingest._registry import detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 
 # file -> (events, tool_calls, errors, parented, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
@@ -42,37 +41,19 @@ EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(OPENHANDS.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    n, tools, errors, parented, traces = EXPECTED[name]
-    events, infos = read(corpus / name)
-    ids = {e.event_id for e in events}
-    assert len(events) == n
-    assert len(ids) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.status == "error" for e in events) == errors
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert all(e.parent_id in ids for e in events if e.parent_id is not None)
-    assert len({e.trace_id for e in events}) == traces
+    events, infos = read(OPENHANDS, corpus / name)
+    assert counts(events) == EXPECTED[name]
+    assert len({e.event_id for e in events}) == len(events)
+    assert orphans(events) == 0
     assert not [e for e in events if e.attrs.get("workbench.flags")]  # all answered
     assert len(infos) == 1 and infos[0].root_task
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == "openhands"
+    assert detect(open_source(corpus / name)).name == "openhands"
 
 
 def test_every_file_of_the_folder_is_counted(corpus: Path) -> None:
@@ -81,7 +62,7 @@ def test_every_file_of_the_folder_is_counted(corpus: Path) -> None:
 
 
 def test_gui_mode_stream(corpus: Path) -> None:
-    events, [info] = read(corpus / "openhands/basic_gui_mode.json")
+    events, [info] = read(OPENHANDS, corpus / "openhands/basic_gui_mode.json")
     kinds = [e.kind for e in events]
     assert kinds.count("state") == 5 and kinds.count("llm_call") == 5
     [failed] = [e for e in events if e.status == "error"]

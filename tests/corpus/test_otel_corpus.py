@@ -19,15 +19,14 @@ or Langfuse ``observations[]``) counted directly; an attribute map is one span.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
+from tests.support import counts, orphans, read
+from workbench.ingest import Adapter, detect, open_source
 from workbench.ingest._langfuse import LANGFUSE
 from workbench.ingest._otlp import OTLP
-from workbench.ingest._registry import detect
-from workbench.ingest._source import Adapter, RawEvent, SourceFile, TraceInfo
 from workbench.ingest._spanjson import SPAN_JSON
 
 # file -> (adapter, events, tool_calls, parented, orphans, errors, traces)
@@ -67,34 +66,17 @@ EXPECTED: dict[str, tuple[Adapter, int, int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(adapter: Adapter, path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(adapter.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    adapter, n, tools, parented, orphans, errors, traces = EXPECTED[name]
+    adapter, n, tools, parented, orphaned, errors, traces = EXPECTED[name]
     events, _ = read(adapter, corpus / name)
-    ids = {e.event_id for e in events}
-    assert len(events) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert sum(e.parent_id is not None and e.parent_id not in ids for e in events) == orphans
-    assert sum(e.status == "error" for e in events) == errors
-    assert len({e.trace_id for e in events}) == traces
+    assert counts(events) == (n, tools, errors, parented, traces)
+    assert orphans(events) == orphaned
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == EXPECTED[name][0].name
+    assert detect(open_source(corpus / name)).name == EXPECTED[name][0].name
 
 
 def test_langfuse_folder_totals(corpus: Path) -> None:
@@ -106,14 +88,14 @@ def test_langfuse_folder_totals(corpus: Path) -> None:
 def test_capture_manifest_is_not_a_trace(corpus: Path) -> None:
     # vercel-ai-sdk-v6.capture-results.json lists attribute *names* as values; no adapter
     # of an OTel shape may claim it
-    src = source_file(corpus / "openinference-otel-spans/vercel-ai-sdk-v6.capture-results.json")
+    src = open_source(corpus / "openinference-otel-spans/vercel-ai-sdk-v6.capture-results.json")
     assert SPAN_JSON.sniff(src) == 0
     assert OTLP.sniff(src) == 0
     assert LANGFUSE.sniff(src) == 0
 
 
 def test_mcp_session_log_is_left_to_its_own_adapter(corpus: Path) -> None:
-    src = source_file(corpus / "assay-otlp-mcp/mcp_edge_case_session.json")
+    src = open_source(corpus / "assay-otlp-mcp/mcp_edge_case_session.json")
     assert (OTLP.sniff(src), SPAN_JSON.sniff(src), LANGFUSE.sniff(src)) == (0, 0, 0)
 
 

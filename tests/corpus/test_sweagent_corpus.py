@@ -18,13 +18,12 @@ and its lists counted directly.
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 import pytest
 
-from workbench.ingest._registry import detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
+from tests.support import counts, orphans, read
+from workbench.ingest import detect, open_source
 from workbench.ingest._sweagent import SWE_AGENT
 
 # file -> (events, tool_calls, errors, parented, traces)
@@ -41,37 +40,19 @@ EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
 }
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(SWE_AGENT.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_counts(corpus: Path, name: str) -> None:
-    n, tools, errors, parented, traces = EXPECTED[name]
-    events, infos = read(corpus / name)
-    ids = {e.event_id for e in events}
-    assert len(events) == n
-    assert len(ids) == n
-    assert sum(e.kind == "tool_call" for e in events) == tools
-    assert sum(e.status == "error" for e in events) == errors
-    assert sum(e.parent_id is not None for e in events) == parented
-    assert all(e.parent_id in ids for e in events if e.parent_id is not None)
-    assert len({e.trace_id for e in events}) == traces
+    events, infos = read(SWE_AGENT, corpus / name)
+    assert counts(events) == EXPECTED[name]
+    assert len({e.event_id for e in events}) == len(events)
+    assert orphans(events) == 0
     assert not [e for e in events if e.attrs.get("workbench.flags")]
     assert len(infos) == 1 and infos[0].root_task
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_detection(corpus: Path, name: str) -> None:
-    assert detect(source_file(corpus / name)).name == "swe-agent"
+    assert detect(open_source(corpus / name)).name == "swe-agent"
 
 
 def test_every_file_of_the_folder_is_counted(corpus: Path) -> None:
@@ -80,7 +61,8 @@ def test_every_file_of_the_folder_is_counted(corpus: Path) -> None:
 
 
 def test_function_calling_names_and_arguments(corpus: Path) -> None:
-    events, [info] = read(corpus / "swe-agent/marshmallow-code__marshmallow-1867.function_calling.traj")
+    events, [info] = read(SWE_AGENT, corpus / "swe-agent/"
+                          "marshmallow-code__marshmallow-1867.function_calling.traj")
     tools = [e for e in events if e.kind == "tool_call"]
     assert [t.name for t in tools] == ["create", "edit", "bash", "bash", "find_file", "open",
                                        "edit", "edit", "bash", "bash", "submit"]

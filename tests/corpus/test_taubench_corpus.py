@@ -14,37 +14,21 @@ messages whose content starts ``Error:``; 5 records have reward 1.0, 19 reward 0
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
-from workbench.ingest._registry import detect
-from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
+from tests.support import counts, read
+from workbench.ingest import detect, open_source
 from workbench.ingest._taubench import TAU_BENCH
 
 FILE = "tau-bench/gpt-4o-airline.first24.json"
 
 
-def source_file(path: Path) -> SourceFile:
-    data = path.read_bytes()
-    return SourceFile(path=path, sha256=hashlib.sha256(data).hexdigest(), size=len(data),
-                      head=data[:65536])
-
-
-def read(path: Path) -> tuple[list[RawEvent], list[TraceInfo]]:
-    out = list(TAU_BENCH.read(source_file(path)))
-    return ([e for e in out if isinstance(e, RawEvent)],
-            [e for e in out if isinstance(e, TraceInfo)])
-
-
 def test_counts(corpus: Path) -> None:
     # 24 records / 736 messages / 137 tool calls, as SOURCE.md says
-    events, infos = read(corpus / FILE)
-    assert len(events) == 760
-    assert sum(e.kind == "tool_call" for e in events) == 137
-    assert sum(e.status == "error" for e in events) == 14
-    assert sum(e.parent_id is not None for e in events) == 137
-    assert len({e.trace_id for e in events}) == 24 == len(infos)
+    events, infos = read(TAU_BENCH, corpus / FILE)
+    assert counts(events) == (760, 137, 14, 137, 24)  # events, tools, errors, parented, traces
+    assert len(infos) == 24
     assert sum(e.kind == "receipt" for e in events) == 24
     assert not any("workbench.flags" in e.attrs for e in events)  # all calls answered
     for tid in {e.trace_id for e in events}:
@@ -53,14 +37,14 @@ def test_counts(corpus: Path) -> None:
 
 
 def test_detection(corpus: Path) -> None:
-    assert detect(source_file(corpus / FILE)).name == "tau-bench"
+    assert detect(open_source(corpus / FILE)).name == "tau-bench"
 
 
 def test_reused_ids_pair_by_position(corpus: Path) -> None:
     """Each tool message's name and content land on the call it answers, also where an
     episode reuses a call id (5 records do)."""
     records = json.loads((corpus / FILE).read_text())
-    events, infos = read(corpus / FILE)
+    events, infos = read(TAU_BENCH, corpus / FILE)
     reused = 0
     for record, info in zip(records, infos, strict=True):
         answers = [(m["name"], m["content"]) for m in record["traj"] if m["role"] == "tool"]
@@ -73,7 +57,7 @@ def test_reused_ids_pair_by_position(corpus: Path) -> None:
 
 
 def test_rewards_and_tasks(corpus: Path) -> None:
-    events, infos = read(corpus / FILE)
+    events, infos = read(TAU_BENCH, corpus / FILE)
     rewards = [e.result["reward"] for e in events if e.kind == "receipt"]
     assert (rewards.count(1.0), rewards.count(0.0)) == (5, 19)
     assert [i.attrs["tau_bench"]["task_id"] for i in infos] == list(range(24))

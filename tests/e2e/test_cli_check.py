@@ -2,15 +2,13 @@
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from workbench.cli import main
+from tests.support import EXAMPLES, REPO, run
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "traces" / "examples" / "archive-incident.otlp.json"
+EXAMPLE = EXAMPLES / "archive-incident.otlp.json"
 SARIF_SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 RULES = """version: 1
 rules:
@@ -25,12 +23,6 @@ rules:
   some-approval:
     exists: {tool: request_approval}
 """
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

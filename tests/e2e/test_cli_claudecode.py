@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run
 
 SIDECHAIN = "claude-code-log/sidechain_integrated.jsonl"
 SDK = "openinference-claude-agent-sdk/test_query_task_subagent_spans.yaml"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 def test_transcript_is_detected_and_ingested(capsys, corpus, store_dir):
@@ -60,35 +48,25 @@ def test_sdk_stream_is_detected_and_ingested(capsys, corpus, store_dir):
 LINE = {"type": "user", "uuid": "u1", "parentUuid": None, "sessionId": "s1",
         "timestamp": "2026-01-05T09:00:00Z", "message": {"role": "user", "content": "hi"}}
 
-BAD: dict[str, tuple[str, bytes, list[str]]] = {
-    "truncated-transcript": ("INVALID_JSON",
-                             (json.dumps(LINE) + "\n" + json.dumps(LINE)[:40]).encode(), []),
-    "line-without-message": ("INVALID_TRACE", json.dumps(
-        {**LINE, "type": "assistant", "message": None}).encode() + b"\n", []),
-    "truncated-sdk-yaml": ("INVALID_YAML", b"messages:\n- type: system\n  subtype: init\n"
-                           b"  session_id: s1\n- type: assistant\n  message: {content: [", []),
-    "latin1-transcript": ("INVALID_ENCODING", json.dumps(
-        {**LINE, "message": {"role": "user", "content": "caf\u00e9"}},
-        ensure_ascii=False).encode("latin-1") + b"\n", []),
-    "summary-only-forced": ("INVALID_TRACE",
-                            b'{"type": "summary", "summary": "t", "leafUuid": "x"}\n',
-                            ["--format", "claude-code"]),
+BAD: dict[str, BadInput] = {
+    "truncated-transcript": ((json.dumps(LINE) + "\n" + json.dumps(LINE)[:40]).encode(),
+                             "INVALID_JSON", []),
+    "line-without-message": (json.dumps({**LINE, "type": "assistant", "message": None}).encode()
+                             + b"\n", "INVALID_TRACE", []),
+    "truncated-sdk-yaml": (b"messages:\n- type: system\n  subtype: init\n"
+                           b"  session_id: s1\n- type: assistant\n  message: {content: [",
+                           "INVALID_YAML", []),
+    "latin1-transcript": (json.dumps({**LINE, "message": {"role": "user", "content": "caf\u00e9"}},
+                                     ensure_ascii=False).encode("latin-1") + b"\n",
+                          "INVALID_ENCODING", []),
+    "summary-only-forced": (b'{"type": "summary", "summary": "t", "leafUuid": "x"}\n',
+                            "INVALID_TRACE", ["--format", "claude-code"]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", corpus / SIDECHAIN, "--store", store)
-    before = snapshot(store)
-    expected, data, extra = BAD[case]
+def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, store_dir,
+                                                          case):
+    run(capsys, "ingest", corpus / SIDECHAIN, "--store", store_dir)
     path = tmp_path / (f"{case}.yaml" if "yaml" in case else f"{case}.jsonl")
-    path.write_bytes(data)
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
+    assert_refused(capsys, store_dir, path, *BAD[case])

@@ -2,26 +2,14 @@
 output, bad input refused with exit 2 and an unchanged store, odd input kept and flagged."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run
 
 HAR_FILE = "mitmproxy-har/flows_error_log.har"
 VCR_FILE = "otel-python-contrib-openai-v2/test_chat_completion_tool_calls_with_content.yaml"
 PACT_FILE = "pact-python/v2-http.json"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 @pytest.mark.parametrize(("name", "fmt", "events"), [
@@ -70,41 +58,22 @@ def test_binary_cassette_body_is_kept_with_a_placeholder(capsys, tmp_path):
     assert json.loads(row["attrs"])["workbench.flags"] == ["binary_body"]
 
 
-def bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
-    cases = {}
-
-    def put(name, text, code):
-        p = tmp / name
-        p.write_text(text)
-        cases[name] = (p, code)
-
-    put("no-entries.har", json.dumps({"log": {"version": "1.2", "creator": {"name": "x"}}}),
-        "INVALID_TRACE")
-    put("truncated.har", '{"log": {"version": "1.2", "creator": {}, "entries": [{"request"',
-        "INVALID_JSON")
-    put("broken.yaml", "interactions:\n- request:\n    uri: [unclosed\n  response:\n"
-        "    status: {code: 200}\n", "INVALID_YAML")
-    put("no-uri.yaml", "interactions:\n- request:\n    method: GET\n  response:\n"
-        "    status: {code: 200}\n", "INVALID_TRACE")
-    put("no-interactions.json", json.dumps({
+BAD: dict[str, BadInput] = {
+    "no-entries.har": (json.dumps({"log": {"version": "1.2", "creator": {"name": "x"}}}),
+                       "INVALID_TRACE", []),
+    "truncated.har": ('{"log": {"version": "1.2", "creator": {}, "entries": [{"request"',
+                      "INVALID_JSON", []),
+    "broken.yaml": ("interactions:\n- request:\n    uri: [unclosed\n  response:\n"
+                    "    status: {code: 200}\n", "INVALID_YAML", []),
+    "no-uri.yaml": ("interactions:\n- request:\n    method: GET\n  response:\n"
+                    "    status: {code: 200}\n", "INVALID_TRACE", []),
+    "no-interactions.json": (json.dumps({
         "consumer": {"name": "a"}, "provider": {"name": "b"}, "interactions": [],
-        "metadata": {"pactSpecification": {"version": "3.0.0"}}}), "INVALID_TRACE")
-    return cases
+        "metadata": {"pactSpecification": {"version": "3.0.0"}}}), "INVALID_TRACE", []),
+}
 
 
-@pytest.mark.parametrize("case", ["no-entries.har", "truncated.har", "broken.yaml",
-                                  "no-uri.yaml", "no-interactions.json"])
-def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, corpus, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", corpus / PACT_FILE, "--store", store)
-    before = snapshot(store)
-    path, expected = bad_inputs(tmp_path)[case]
-    code, out, err = run(capsys, "ingest", path, "--store", store)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json")
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
-    assert snapshot(store) == before
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, corpus, tmp_path, store_dir, case):
+    run(capsys, "ingest", corpus / PACT_FILE, "--store", store_dir)
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])

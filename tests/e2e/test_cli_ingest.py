@@ -4,25 +4,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
+from tests.support import EXAMPLES, BadInput, assert_refused, run, snapshot
 from workbench.cli import main
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLE = REPO / "traces" / "examples" / "archive-incident.otlp.json"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
+EXAMPLE = EXAMPLES / "archive-incident.otlp.json"
 
 
 def otlp_span(span_id, name="s", parent=None, attrs=None, trace="a" * 32):
@@ -75,44 +63,26 @@ def test_reingest_adds_nothing(capsys, store_dir):
     assert snapshot(store_dir) == before
 
 
-def bad_inputs(tmp: Path) -> dict[str, tuple[Path, str]]:
-    cases = {}
-
-    def put(name, data, code):
-        p = tmp / name
-        p.write_bytes(data if isinstance(data, bytes) else data.encode())
-        cases[name] = (p, code)
-
-    put("empty.json", b"", "EMPTY_INPUT")
-    put("blank.json", b"  \n\n", "EMPTY_INPUT")
-    full = json.dumps(otlp_doc(otlp_span("b" * 16)))
-    put("truncated.json", full[: len(full) // 2], "INVALID_JSON")
-    put("truncated-forced.json", full[: len(full) // 2], "INVALID_JSON")
-    put("wrong-shape.json", json.dumps({"hello": "world"}), "UNKNOWN_FORMAT")
-    put("no-spans.json", json.dumps({"resourceSpans": []}), "INVALID_TRACE")
-    put("latin1.json", full.replace('"s"', '"caf\u00e9"').encode("latin-1"), "INVALID_ENCODING")
-    put("dup.json", json.dumps(otlp_doc(otlp_span("c" * 16), otlp_span("c" * 16))),
-        "DUPLICATE_EVENT_ID")
-    return cases
+_FULL = json.dumps(otlp_doc(otlp_span("b" * 16)))
+BAD: dict[str, BadInput] = {
+    "empty.json": (b"", "EMPTY_INPUT", []),
+    "blank.json": (b"  \n\n", "EMPTY_INPUT", []),
+    "truncated.json": (_FULL[: len(_FULL) // 2], "INVALID_JSON", []),
+    "truncated-forced.json": (_FULL[: len(_FULL) // 2], "INVALID_JSON", ["--format", "otlp"]),
+    "wrong-shape.json": (json.dumps({"hello": "world"}), "UNKNOWN_FORMAT", []),
+    "no-spans.json": (json.dumps({"resourceSpans": []}), "INVALID_TRACE", []),
+    "latin1.json": (_FULL.replace('"s"', '"caf\u00e9"').encode("latin-1"), "INVALID_ENCODING",
+                    []),
+    "dup.json": (json.dumps(otlp_doc(otlp_span("c" * 16), otlp_span("c" * 16))),
+                 "DUPLICATE_EVENT_ID", []),
+}
 
 
-@pytest.mark.parametrize("case", ["empty.json", "blank.json", "truncated.json",
-                                  "truncated-forced.json", "wrong-shape.json", "no-spans.json",
-                                  "latin1.json", "dup.json"])
-def test_bad_input_exits_2_with_code_and_leaves_store_unchanged(capsys, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", EXAMPLE, "--store", store)
-    before = snapshot(store)
-    path, code_expected = bad_inputs(tmp_path)[case]
-    extra = ["--format", "otlp"] if case == "truncated-forced.json" else []
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{code_expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == code_expected
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_exits_2_with_code_and_leaves_store_unchanged(capsys, tmp_path, store_dir,
+                                                                case):
+    run(capsys, "ingest", EXAMPLE, "--store", store_dir)
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])
 
 
 def test_usage_errors(capsys, store_dir):

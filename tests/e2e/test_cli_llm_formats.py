@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run
 
 CASSETTE = "otel-python-contrib-openai-v2/test_chat_completion_tool_calls_with_content.yaml"
 
@@ -34,17 +33,6 @@ ANTHROPIC_EXCHANGE = {
                  "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "p1 done"}],
                  "stop_reason": "end_turn", "usage": {"input_tokens": 9, "output_tokens": 3}},
 }
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: Any) -> tuple[int, str, str]:
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 def cassette_exchange(corpus: Path, tmp_path: Path) -> Path:
@@ -91,43 +79,24 @@ def test_anthropic_exchange_is_detected_and_ingested(capsys, tmp_path, store_dir
     assert code == 0 and json.loads(out)["events"] == 0
 
 
-def bad_inputs(tmp: Path) -> dict[str, tuple[Path, list[str], str]]:
-    cases: dict[str, tuple[Path, list[str], str]] = {}
-
-    def put(name: str, data: str, fmt: str | None, code: str) -> None:
-        p = tmp / name
-        p.write_text(data, encoding="utf-8")
-        cases[name] = (p, ["--format", fmt] if fmt else [], code)
-
-    full = json.dumps(ANTHROPIC_EXCHANGE)
-    put("anthropic-truncated.json", full[: len(full) // 2], None, "INVALID_JSON")
-    put("anthropic-no-role.json", json.dumps({"messages": [{"content": "who?"}]}),
-        "anthropic", "INVALID_TRACE")
-    put("openai-no-messages.json", json.dumps({"model": "gpt-4o", "messages": []}), "openai",
-        "INVALID_TRACE")
-    chunk = {"id": "c", "object": "chat.completion.chunk", "choices": []}
-    put("openai-broken-stream.sse", f"data: {json.dumps(chunk)}\n\ndata: {{\"id\"\n\n", "openai",
-        "INVALID_JSON")
-    put("openai-shaped-wrong.json", json.dumps({"model": "gpt-4o", "messages": "hi"}), "openai",
-        "INVALID_TRACE")
-    return cases
+_FULL = json.dumps(ANTHROPIC_EXCHANGE)
+_CHUNK = {"id": "c", "object": "chat.completion.chunk", "choices": []}
+BAD: dict[str, BadInput] = {
+    "anthropic-truncated.json": (_FULL[: len(_FULL) // 2], "INVALID_JSON", []),
+    "anthropic-no-role.json": (json.dumps({"messages": [{"content": "who?"}]}), "INVALID_TRACE",
+                               ["--format", "anthropic"]),
+    "openai-no-messages.json": (json.dumps({"model": "gpt-4o", "messages": []}), "INVALID_TRACE",
+                                ["--format", "openai"]),
+    "openai-broken-stream.sse": (f"data: {json.dumps(_CHUNK)}\n\ndata: {{\"id\"\n\n",
+                                 "INVALID_JSON", ["--format", "openai"]),
+    "openai-shaped-wrong.json": (json.dumps({"model": "gpt-4o", "messages": "hi"}),
+                                 "INVALID_TRACE", ["--format", "openai"]),
+}
 
 
-@pytest.mark.parametrize("case", ["anthropic-truncated.json", "anthropic-no-role.json",
-                                  "openai-no-messages.json", "openai-broken-stream.sse",
-                                  "openai-shaped-wrong.json"])
-def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, tmp_path, case) -> None:
-    store = tmp_path / "store"
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, tmp_path, store_dir, case) -> None:
     good = tmp_path / "good.json"
     good.write_text(json.dumps(ANTHROPIC_EXCHANGE), encoding="utf-8")
-    assert run(capsys, "ingest", good, "--store", store)[0] == 0
-    before = snapshot(store)
-    path, extra, expected = bad_inputs(tmp_path)[case]
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
+    assert run(capsys, "ingest", good, "--store", store_dir)[0] == 0
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])

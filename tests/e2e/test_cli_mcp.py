@@ -1,24 +1,12 @@
 """``workbench ingest`` of MCP traffic end to end: detection, --json output, bad input."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run
 
 SAMPLING = "mcp-cassette-py/sampling.mcp.json"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 def call(id_, tool, **arguments):
@@ -62,37 +50,19 @@ def test_unanswered_and_unmatched_are_stored_flagged(capsys, tmp_path):
                                ("response", "ok", ["unmatched"])]
 
 
-def bad_inputs(tmp: Path) -> dict[str, tuple[Path, str, list[str]]]:
-    cases = {}
-
-    def put(name, text, code, *extra):
-        p = tmp / name
-        p.write_text(text)
-        cases[name] = (p, code, list(extra))
-
-    full = json.dumps([call(1, "a"), {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}])
-    put("truncated.json", full[: len(full) // 2], "INVALID_JSON")
-    put("not-an-object.json", json.dumps([call(1, "a"), "hello"]), "INVALID_TRACE")
-    put("neither.json", json.dumps([{"jsonrpc": "2.0", "id": 3}]), "INVALID_TRACE")
-    put("wrong-shape.json", json.dumps({"hello": "world"}), "INVALID_TRACE", "--format", "mcp")
-    put("no-messages.json", json.dumps({"type": "header", "cassetteVersion": 1}),
-        "INVALID_TRACE")
-    return cases
+_FULL = json.dumps([call(1, "a"), {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}])
+BAD: dict[str, BadInput] = {
+    "truncated.json": (_FULL[: len(_FULL) // 2], "INVALID_JSON", []),
+    "not-an-object.json": (json.dumps([call(1, "a"), "hello"]), "INVALID_TRACE", []),
+    "neither.json": (json.dumps([{"jsonrpc": "2.0", "id": 3}]), "INVALID_TRACE", []),
+    "wrong-shape.json": (json.dumps({"hello": "world"}), "INVALID_TRACE", ["--format", "mcp"]),
+    "no-messages.json": (json.dumps({"type": "header", "cassetteVersion": 1}), "INVALID_TRACE",
+                         []),
+}
 
 
-@pytest.mark.parametrize("case", ["truncated.json", "not-an-object.json", "neither.json",
-                                  "wrong-shape.json", "no-messages.json"])
-def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", corpus / SAMPLING, "--store", store)
-    before = snapshot(store)
-    path, expected, extra = bad_inputs(tmp_path)[case]
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
-    assert snapshot(store) == before
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, store_dir,
+                                                          case):
+    run(capsys, "ingest", corpus / SAMPLING, "--store", store_dir)
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])

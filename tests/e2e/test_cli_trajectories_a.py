@@ -3,26 +3,14 @@
 import io
 import json
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run, snapshot
 
 INSPECT_JSON = "inspect-ai/2025-05-12T20-27-36-04-00_browser.json"
 INSPECT_EVAL = "inspect-ai/log_streaming.eval"
 TAU = "tau-bench/gpt-4o-airline.first24.json"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 @pytest.mark.parametrize(("name", "fmt", "events", "traces", "tool_calls"), [
@@ -68,39 +56,27 @@ LOG = {"version": 2, "status": "success", "eval": {"run_id": "r1", "task": "t"},
 EPISODES = [{"task_id": 0, "reward": 1.0, "info": {},
              "traj": [{"role": "user", "content": "hi"}]}]
 
-BAD = {
-    # name: (content, --format or None, error code)
-    "sample-without-id.json": (json.dumps(LOG), None, "INVALID_TRACE"),
-    "truncated-inspect.json": (json.dumps(LOG)[:60], "inspect", "INVALID_JSON"),
-    "not-inspect.eval": (_zip({"word/document.xml": b"<w/>"}), None, "UNKNOWN_FORMAT"),
-    "not-inspect-forced.eval": (_zip({"word/document.xml": b"<w/>"}), "inspect",
-                                "INVALID_TRACE"),
-    "truncated.eval": (_zip({"header.json": json.dumps(LOG).encode()})[:80], "inspect",
-                       "INVALID_TRACE"),
-    "truncated-tau.json": (json.dumps(EPISODES)[:50], "tau-bench", "INVALID_JSON"),
-    "no-traj.json": (json.dumps([{"task_id": 0, "reward": 1.0}]), "tau-bench",
-                     "INVALID_TRACE"),
-    "empty-episodes.json": ("[]", "tau-bench", "INVALID_TRACE"),
+BAD: dict[str, BadInput] = {
+    # name: (content, error code, extra ingest arguments)
+    "sample-without-id.json": (json.dumps(LOG), "INVALID_TRACE", []),
+    "truncated-inspect.json": (json.dumps(LOG)[:60], "INVALID_JSON", ["--format", "inspect"]),
+    "not-inspect.eval": (_zip({"word/document.xml": b"<w/>"}), "UNKNOWN_FORMAT", []),
+    "not-inspect-forced.eval": (_zip({"word/document.xml": b"<w/>"}), "INVALID_TRACE",
+                                ["--format", "inspect"]),
+    "truncated.eval": (_zip({"header.json": json.dumps(LOG).encode()})[:80], "INVALID_TRACE",
+                       ["--format", "inspect"]),
+    "truncated-tau.json": (json.dumps(EPISODES)[:50], "INVALID_JSON", ["--format", "tau-bench"]),
+    "no-traj.json": (json.dumps([{"task_id": 0, "reward": 1.0}]), "INVALID_TRACE",
+                     ["--format", "tau-bench"]),
+    "empty-episodes.json": ("[]", "INVALID_TRACE", ["--format", "tau-bench"]),
 }
 
 
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", corpus / INSPECT_EVAL, "--store", store)
-    before = snapshot(store)
-    data, fmt, expected = BAD[case]
-    path = tmp_path / case
-    path.write_bytes(data if isinstance(data, bytes) else data.encode())
-    extra = ["--format", fmt] if fmt else []
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
+def test_bad_input_exits_2_and_leaves_the_store_unchanged(capsys, corpus, tmp_path, store_dir,
+                                                          case):
+    run(capsys, "ingest", corpus / INSPECT_EVAL, "--store", store_dir)
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])
 
 
 def test_unmatched_tool_message_is_kept_and_flagged(capsys, tmp_path, store_dir):

@@ -2,25 +2,13 @@
 --json document, flagged events, and bad input leaving the store unchanged."""
 
 import json
-from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.support import BadInput, assert_refused, run
 
 SWE = "swe-agent/marshmallow-code__marshmallow-1867.function_calling.traj"
 OH = "openhands/basic_gui_mode.json"
-
-
-def run(capsys, *argv):
-    code = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.name != ".lock"} if root.exists() else {}
 
 
 @pytest.mark.parametrize(("name", "fmt", "events", "tools"), [
@@ -61,43 +49,25 @@ def test_unknown_cause_is_kept_and_flagged(capsys, tmp_path):
     assert sorted(json.loads(row["attrs"])["workbench.flags"]) == ["orphan", "unmatched"]
 
 
-def bad_inputs(tmp: Path) -> dict[str, tuple[Path, list[str], str]]:
-    cases = {}
-
-    def put(name, data, extra, code):
-        p = tmp / name
-        p.write_text(data if isinstance(data, str) else json.dumps(data, indent=2))
-        cases[name] = (p, extra, code)
-
-    traj = json.dumps({"trajectory": [{"action": "ls", "observation": "a", "thought": "t",
-                                       "response": "t"}],
-                       "history": [], "info": {"exit_status": "submitted"}}, indent=2)
-    put("truncated.traj", traj[: len(traj) // 2], [], "INVALID_JSON")
-    put("not-a-list.traj", {"trajectory": {"step": 1}, "history": []},
-        ["--format", "swe-agent"], "INVALID_TRACE")
-    put("no-steps.traj", {"trajectory": [], "history": [], "info": {}}, [], "INVALID_TRACE")
-    stream = json.dumps([{"id": i, "timestamp": "2025-01-01T10:00:00", "source": "user",
-                          "message": "go", "action": "message", "args": {"content": "go"}}
-                         for i in range(3)], indent=2)
-    put("truncated-stream.json", stream[: len(stream) // 2], [], "INVALID_JSON")
-    put("object-stream.json", {"events": json.loads(stream)}, ["--format", "openhands"],
-        "INVALID_TRACE")
-    return cases
+_TRAJ = json.dumps({"trajectory": [{"action": "ls", "observation": "a", "thought": "t",
+                                    "response": "t"}],
+                    "history": [], "info": {"exit_status": "submitted"}}, indent=2)
+_STREAM = json.dumps([{"id": i, "timestamp": "2025-01-01T10:00:00", "source": "user",
+                       "message": "go", "action": "message", "args": {"content": "go"}}
+                      for i in range(3)], indent=2)
+BAD: dict[str, BadInput] = {
+    "truncated.traj": (_TRAJ[: len(_TRAJ) // 2], "INVALID_JSON", []),
+    "not-a-list.traj": (json.dumps({"trajectory": {"step": 1}, "history": []}, indent=2),
+                        "INVALID_TRACE", ["--format", "swe-agent"]),
+    "no-steps.traj": (json.dumps({"trajectory": [], "history": [], "info": {}}, indent=2),
+                      "INVALID_TRACE", []),
+    "truncated-stream.json": (_STREAM[: len(_STREAM) // 2], "INVALID_JSON", []),
+    "object-stream.json": (json.dumps({"events": json.loads(_STREAM)}, indent=2),
+                           "INVALID_TRACE", ["--format", "openhands"]),
+}
 
 
-@pytest.mark.parametrize("case", ["truncated.traj", "not-a-list.traj", "no-steps.traj",
-                                  "truncated-stream.json", "object-stream.json"])
-def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, corpus, tmp_path, case):
-    store = tmp_path / "store"
-    run(capsys, "ingest", corpus / OH, "--store", store)
-    before = snapshot(store)
-    path, extra, expected = bad_inputs(tmp_path)[case]
-    code, out, err = run(capsys, "ingest", path, "--store", store, *extra)
-    assert code == 2
-    assert err.startswith(f"error[{expected}]: "), err
-    assert "hint:" in err and "Traceback" not in err
-    assert out == ""
-    assert snapshot(store) == before
-    code, out, _ = run(capsys, "ingest", path, "--store", store, "--json", *extra)
-    assert code == 2 and json.loads(out)["error"]["code"] == expected
-    assert snapshot(store) == before
+@pytest.mark.parametrize("case", list(BAD))
+def test_bad_input_exits_2_and_leaves_store_unchanged(capsys, corpus, tmp_path, store_dir, case):
+    run(capsys, "ingest", corpus / OH, "--store", store_dir)
+    assert_refused(capsys, store_dir, tmp_path / case, *BAD[case])

@@ -1,13 +1,13 @@
 """The bundled rules library: each bad trace shows exactly its failures, each good none."""
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.support import EXAMPLES
 from workbench.cli import main
 
-LIBRARY = Path(__file__).resolve().parents[2] / "traces" / "examples" / "rules"
+LIBRARY = EXAMPLES / "rules"
 
 # (rule, trace, step) of every finding the library's bad traces were built to show
 EXPECTED = sorted([
