@@ -5,7 +5,8 @@ payload}]}``, mcp-cassette JSONL ``{type: header}`` + ``{t, dir, frame}`` lines,
 mcp-recorder ``{metadata, interactions: [{request, response, latency_ms}]}``), plain
 lists or JSON lines of JSON-RPC messages, a single JSON-RPC message, and the bare MCP
 objects of the specification's examples (one ``message`` event named by the object's
-type). Requests and responses pair by direction and ``id`` in any order (``_mcpmsg``).
+type). What MCP looks like is ``_mcpshape``; requests and responses pair by direction
+and ``id`` in any order in ``_mcpsession``.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from ..model import InputError, InvalidTraceError, JSONDecodeError, loads
 from ._decode import iter_json_lines, load_document, parse_time_ns
-from ._mcpmsg import Session, container, fragment_type, sniff_head
+from ._mcpsession import Session
+from ._mcpshape import container, fragment_type, sniff_head
 from ._pairing import derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
 
