@@ -12,7 +12,7 @@ Two recordings of the same conversation model:
 
 Each assistant API message (however many lines share its ``message.id``) is one
 ``llm_call``, each ``tool_use`` with its ``tool_result`` one ``tool_call``; the mapping
-is in ``_claudecode_map``.
+is in ``_claudecode_map`` (with ``_claudecode_records`` and ``_claudecode_sdk``).
 """
 
 from __future__ import annotations

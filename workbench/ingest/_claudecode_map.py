@@ -3,7 +3,8 @@
 ``Session`` takes the records in file order and keeps every event until the file is
 read: lines of one API message are merged, tool results pair with their calls in any
 order, and parent links (``parentUuid``, ``parent_tool_use_id``) are resolved to the
-events that absorbed the lines they name.
+events that absorbed the lines they name. What one record says is
+``_claudecode_records``'s; the records only the Agent SDK stream has, ``_claudecode_sdk``'s.
 """
 
 from __future__ import annotations
@@ -12,7 +13,20 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import InvalidTraceError
-from ._decode import maybe_json, parse_time_ns
+from ._claudecode_records import (
+    Link,
+    bad,
+    blocks_of,
+    fill_tool_result,
+    fill_tool_use,
+    finish_turn,
+    is_sidechain,
+    link_of,
+    record_extras,
+    text_of,
+)
+from ._claudecode_sdk import control_request, run_result, system_init, task_started
+from ._decode import parse_time_ns
 from ._pairing import UNMATCHED, CallPairer, add_flag, derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
 
@@ -20,17 +34,8 @@ __all__ = ["Session"]
 
 #: the tools that start a sub-agent (``Agent`` since Claude Code 2.1)
 TASK_TOOLS = frozenset({"Task", "Agent"})
-#: record fields the mapping reads itself; any other field goes to attrs
-CONSUMED = frozenset({
-    "type", "uuid", "parentUuid", "sessionId", "session_id", "timestamp", "isSidechain",
-    "message", "toolUseResult", "tool_use_result", "parent_tool_use_id", "requestId",
-    "agentId", "cwd", "version", "userType", "gitBranch"})
 _TRACE_FIELDS = (("cwd", "claude_code.cwd"), ("gitBranch", "claude_code.gitBranch"),
                  ("userType", "claude_code.userType"))
-
-#: a parent link still to resolve: the event itself, a line uuid, a tool_use id, or the
-#: sub-agent's spawning Task call (``("task", "")``)
-Link = RawEvent | tuple[str, str] | None
 
 
 class Session:
@@ -53,7 +58,7 @@ class Session:
     # -- records ---------------------------------------------------------------------------
     def add(self, n: int, where: str, rec: Any) -> None:
         if type(rec) is not dict or not isinstance(rec.get("type"), str):
-            raise _bad(self.source, where, "is not a Claude Code message (an object with a type)")
+            raise bad(self.source, where, "is not a Claude Code message (an object with a type)")
         sid = rec.get("sessionId") or rec.get("session_id")
         if isinstance(sid, str) and sid:
             self.tid = sid
@@ -67,7 +72,7 @@ class Session:
         if typ in ("assistant", "user"):
             msg = rec.get("message")
             if type(msg) is not dict:
-                raise _bad(self.source, where, f"a {typ} record needs a message object")
+                raise bad(self.source, where, f"a {typ} record needs a message object")
             (self.assistant if typ == "assistant" else self.user)(n, rec, msg, where)
         elif typ == "system":
             self.system(n, rec)
@@ -82,7 +87,7 @@ class Session:
             skipped[typ] = skipped.get(typ, 0) + 1
 
     def assistant(self, n: int, rec: dict[str, Any], msg: dict[str, Any], where: str) -> None:
-        blocks = _blocks(msg.get("content"), self.source, where)
+        blocks = blocks_of(msg.get("content"), self.source, where)
         ts = parse_time_ns(rec.get("timestamp"))
         mid = msg.get("id")
         key = (self.tid, mid) if isinstance(mid, str) and mid else None
@@ -128,19 +133,15 @@ class Session:
                           None, ts, absorb=False)
             if key:
                 self.pairer.open(key, ev)
-        ev.name = block["name"] if isinstance(block.get("name"), str) else ""
-        ev.args = maybe_json(block.get("input"))
         ev.start_ns = ts
         self.links[id(ev)] = turn
         if key:
             self.tools.setdefault(key, ev)
-            ev.attrs["gen_ai.tool.call.id"] = tuid
-        ev.attrs.update({f"anthropic.{k2}": v for k2, v in block.items()
-                         if k2 not in ("type", "id", "name", "input") and v is not None})
+        fill_tool_use(ev, block)
 
     def user(self, n: int, rec: dict[str, Any], msg: dict[str, Any], where: str) -> None:
         content = msg.get("content")
-        blocks = _blocks(content, self.source, where) if isinstance(content, list) else []
+        blocks = blocks_of(content, self.source, where) if isinstance(content, list) else []
         results = [b for b in blocks if b.get("type") == "tool_result"]
         rest = [b for b in blocks if b.get("type") != "tool_result"]
         ts = parse_time_ns(rec.get("timestamp"))
@@ -169,44 +170,16 @@ class Session:
                 self.tools.setdefault(key, ev)
         self.absorb(rec, ev)
         ev.end_ns = ts
-        content = block.get("content")
-        ev.result = output(content)
-        if block.get("is_error") is True:
-            ev.status = "error"
-            ev.error = {"message": text_of(content) or "tool error"}
-        else:
-            ev.status = "ok"
-        extra = rec.get("toolUseResult", rec.get("tool_use_result"))
-        for attr, value in (("claude_code.tool_use_result", extra),
-                            ("claude_code.result_uuid", rec.get("uuid")),
-                            ("claude_code.agent_id", rec.get("agentId")
-                             or (extra.get("agentId") if type(extra) is dict else None))):
-            if value is not None:
-                ev.attrs[attr] = value
-        ev.attrs.update({f"anthropic.{k2}": v for k2, v in block.items()
-                         if k2 not in ("type", "tool_use_id", "content", "is_error")
-                         and v is not None})
-        if is_sidechain(rec):
-            ev.attrs["claude_code.is_sidechain"] = True
+        fill_tool_result(ev, rec, block)
 
     def system(self, n: int, rec: dict[str, Any]) -> None:
         sub = rec.get("subtype")
         if sub == "init":
-            info = self.info(self.tid)
-            tools = rec.get("tools")
-            info.tools.extend({"name": t} for t in (tools if isinstance(tools, list) else [])
-                              if isinstance(t, str))
-            for k, name in (("claude_code_version", "claude_code"), ("model", "model")):
-                if isinstance(rec.get(k), str):
-                    info.versions.setdefault(name, rec[k])
-            info.attrs.update({f"claude_code.{k}": v for k, v in rec.items() if k not in (
-                "type", "subtype", "session_id", "uuid", "tools", "model",
-                "claude_code_version")})
+            system_init(self.info(self.tid), rec)
             return
         tool = self.tools.get((self.tid, str(rec.get("tool_use_id"))))
         if sub == "task_started" and tool is not None:
-            tool.attrs["claude_code.task"] = {k: v for k, v in rec.items()
-                                              if k not in CONSUMED and k != "subtype"}
+            task_started(tool, rec)
             self.absorb(rec, tool)
             return
         ts = parse_time_ns(rec.get("timestamp"))
@@ -221,21 +194,8 @@ class Session:
 
     def result(self, n: int, rec: dict[str, Any]) -> None:
         ts = parse_time_ns(rec.get("timestamp"))
-        ev = self.new(n, 0, rec, "agent", "claude-code", f"e{n}", link_of(rec), ts,
-                      extras=False)
-        ev.result = maybe_json(rec.get("result"))
-        sub = rec.get("subtype")
-        if rec.get("is_error") is True or (isinstance(sub, str) and sub.startswith("error")):
-            errs = rec.get("errors")
-            msg = rec.get("result") if isinstance(rec.get("result"), str) else (
-                "; ".join(map(str, errs)) if isinstance(errs, list) and errs else str(sub))
-            ev.status, ev.error = "error", {"code": str(sub), "message": msg}
-        else:
-            ev.status = "ok"
-        usage = rec.get("usage")
-        ev.attrs.update(llm_details({"usage": usage} if type(usage) is dict else {}))
-        ev.attrs.update({f"claude_code.{k}": v for k, v in rec.items()
-                         if k not in CONSUMED and k not in ("result", "usage") and v is not None})
+        run_result(self.new(n, 0, rec, "agent", "claude-code", f"e{n}", link_of(rec), ts,
+                            extras=False), rec)
 
     def summary(self, rec: dict[str, Any]) -> None:
         leaf = rec.get("leafUuid")
@@ -244,18 +204,12 @@ class Session:
             {k: v for k, v in rec.items() if k != "type"})
 
     def control(self, rec: dict[str, Any]) -> bool:
-        req = rec.get("request")
-        if type(req) is not dict:
+        """A ``control_request`` noted on the tool call it is about; False if none is."""
+        said = control_request(rec)
+        tool = self.tools.get((self.tid, said[0])) if said is not None else None
+        if said is None or tool is None:
             return False
-        inp = req.get("input")
-        if type(inp) is not dict:
-            inp = {}
-        tool = self.tools.get((self.tid, str(req.get("tool_use_id") or inp.get("tool_use_id"))))
-        if tool is None:
-            return False
-        hook = inp.get("hook_event_name")
-        tool.attrs.setdefault("claude_code.control", []).append(
-            f"{req.get('subtype')}:{hook}" if hook else str(req.get("subtype")))
+        tool.attrs.setdefault("claude_code.control", []).append(said[1])
         return True
 
     # -- helpers ---------------------------------------------------------------------------
@@ -302,7 +256,7 @@ class Session:
             for ev in queue:
                 add_flag(ev, UNMATCHED)
         for ev, merged in self.all_turns:
-            _finish_turn(ev, merged)
+            finish_turn(ev, merged)
         for _, ev in self.events:
             ev.parent_id = self.resolve(ev)
         yield from self.infos.values()
@@ -346,95 +300,3 @@ class Session:
                   and (t.end_ns is None or start <= t.end_ns)]
         return max(inside, key=lambda t: t.start_ns or 0) if inside else None
 
-
-def _bad(source: SourceFile, where: str, problem: str) -> InvalidTraceError:
-    line = int(where[5:]) if where.startswith("line ") else None
-    return InvalidTraceError(f"{source.display}: {where}: {problem}", file=source.display,
-                             line=line, hint="each line (or list item) must be one Claude Code "
-                             "transcript line or Agent SDK message, as Claude Code writes them")
-
-
-def _blocks(content: Any, source: SourceFile, where: str) -> list[dict[str, Any]]:
-    if content is None or isinstance(content, str):
-        return []
-    if not isinstance(content, list) or not all(type(b) is dict for b in content):
-        raise _bad(source, where, "message content must be text or a list of content blocks")
-    return content
-
-
-def _finish_turn(ev: RawEvent, merged: dict[str, Any]) -> None:
-    model = merged.get("model")
-    if isinstance(model, str) and model:
-        ev.name = model
-    uuids = [u for u in ev.attrs.pop("claude_code.uuids", []) if isinstance(u, str)]
-    if len(uuids) > 1:
-        ev.attrs["claude_code.uuids"] = uuids
-    ev.attrs.update(llm_details(merged))
-    ev.result = {"messages": [merged]}
-    if merged.get("stop_reason") is not None:
-        ev.result["finish_reasons"] = [merged["stop_reason"]]
-    if ev.attrs.get("claude_code.isApiErrorMessage") is True:
-        ev.status, ev.error = "error", {"message": text_of(merged.get("content")) or "API error"}
-    else:
-        ev.status = "ok"
-
-
-def is_sidechain(rec: dict[str, Any]) -> bool:
-    """A sub-agent's line: ``isSidechain`` (transcripts), ``parent_tool_use_id`` (SDK)."""
-    p = rec.get("parent_tool_use_id")
-    return rec.get("isSidechain") is True or (isinstance(p, str) and p != "")
-
-
-def link_of(rec: dict[str, Any]) -> Link:
-    """The parent a record states: its ``parentUuid``; in an SDK stream, the Task call
-    of ``parent_tool_use_id``; for a sub-agent's first line, the Task that spawned it."""
-    p = rec.get("parentUuid") or rec.get("logicalParentUuid")  # the latter across a compaction
-    if isinstance(p, str) and p:
-        return ("uuid", p)
-    p = rec.get("parent_tool_use_id")
-    if isinstance(p, str) and p:
-        return ("tool", p)
-    if rec.get("isSidechain") is True:
-        return ("task", "")
-    return None
-
-
-def record_extras(rec: dict[str, Any]) -> dict[str, Any]:
-    return {f"claude_code.{k}": v for k, v in rec.items()
-            if k not in CONSUMED and v is not None}
-
-
-def text_of(content: Any) -> str | None:
-    """The text of message content: a string, or the text blocks joined."""
-    if isinstance(content, str):
-        return content.strip() or None
-    if isinstance(content, list):
-        parts = [b["text"] for b in content
-                 if type(b) is dict and b.get("type") == "text" and isinstance(b.get("text"), str)]
-        return "\n".join(parts).strip() or None
-    return None
-
-
-def output(content: Any) -> Any:
-    """A tool result's content: one text block reduced to its text, JSON text decoded."""
-    if isinstance(content, list) and len(content) == 1 and type(content[0]) is dict \
-            and content[0].get("type") == "text" and isinstance(content[0].get("text"), str):
-        content = content[0]["text"]
-    return maybe_json(content)
-
-
-def llm_details(msg: dict[str, Any]) -> dict[str, Any]:
-    """Model, response id and usage of an Anthropic message, as OTel GenAI attributes."""
-    out: dict[str, Any] = {}
-    model = msg.get("model")
-    if isinstance(model, str) and model:
-        out["gen_ai.request.model"] = out["gen_ai.response.model"] = model
-    if isinstance(msg.get("id"), str):
-        out["gen_ai.response.id"] = msg["id"]
-    usage = msg.get("usage")
-    if type(usage) is dict:
-        out["anthropic.usage"] = usage
-        for k in ("input_tokens", "output_tokens"):
-            if isinstance(usage.get(k), int):
-                out[f"gen_ai.usage.{k}"] = usage[k]
-    return out
