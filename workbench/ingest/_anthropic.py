@@ -10,42 +10,23 @@ block and its ``tool_result`` (paired by id, in any order) one ``tool_call``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from ..model import JSONDecodeError, loads
-from ._chatmsgs import (
-    Conversation,
-    classify_messages,
-    load_items,
-    omit_media,
-    read_conversations,
-    sniff_items,
-    stitch_items,
-)
+from ._chatmsgs import Conversation, read_conversations
+from ._chatsniff import anthropic_list_score, anthropic_opening, anthropic_score, sniff_items
+from ._chatstream import is_anthropic_event, stitch_anthropic
 from ._source import RawEvent, SourceFile, TraceInfo
+from ._values import omit_media
 
 __all__ = ["ANTHROPIC", "AnthropicAdapter"]
 
-_STREAM = frozenset({"message_start", "content_block_start", "content_block_delta",
-                     "content_block_stop", "message_delta", "message_stop", "ping"})
 _RETRYABLE = {"overloaded_error": True, "rate_limit_error": True, "api_error": True,
               "timeout_error": True, "invalid_request_error": False,
               "authentication_error": False, "permission_error": False,
               "not_found_error": False, "request_too_large": False, "billing_error": False}
 _RESPONSE_USED = frozenset({"id", "type", "role", "content", "model", "usage", "stop_reason"})
 _REQUEST_USED = frozenset({"model", "system", "messages", "tools"})
-# a large file the head cannot parse: judged from how it starts and what it names
-_OPENING = re.compile(rb'^\s*[\[{]\s*(\{\s*)?"(model|messages|system|max_tokens|role|content|'
-                      rb'request|response|id|type)"')
-_MARKS = re.compile(rb'"type"\s*:\s*"(tool_use|tool_result|thinking)"|"stop_reason"\s*:|'
-                    rb'"model"\s*:\s*"claude')
-
-
-def _is_stream(item: Any) -> bool:
-    return isinstance(item, dict) and isinstance(item.get("type"), str) \
-        and item["type"] in _STREAM
 
 
 class AnthropicAdapter:
@@ -57,93 +38,24 @@ class AnthropicAdapter:
     file_order = True
 
     def sniff(self, source: SourceFile) -> int:
-        return sniff_items(source, _DIALECT, _is_stream, _stitch, _score, _messages_score,
-                           _opening)
+        return sniff_items(source, _DIALECT)
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
-        return read_conversations(
-            source, stitch_items(load_items(source), source, _is_stream, _stitch), _DIALECT)
+        return read_conversations(source, _DIALECT)
 
 
 ANTHROPIC = AnthropicAdapter()
 
 
-def _opening(head: bytes) -> int:
-    """A file too large for its head to parse, judged by how it starts and what it names."""
-    return 40 if _OPENING.match(head) and _MARKS.search(head) else 0
-
-
-def _messages_score(messages: Any) -> int:
-    return {"anthropic": 90, "either": 55}.get(classify_messages(messages) or "", 0)
-
-
-def _score(item: Any, single: bool) -> int:
-    if isinstance(item, list):  # server-sent events
-        return 90 if item and isinstance(item[0], dict) \
-            and item[0].get("type") == "message_start" else 0
-    if not isinstance(item, dict):
-        return 0
-    kind = _DIALECT.kind(item)
-    if kind == "exchange":
-        # as sure as its surer part, unless the other part is not ours at all
-        parts = [_score(item[k], False) for k in ("request", "response") if item.get(k)]
-        return max(parts) if parts and min(parts) > 0 else 0
-    if kind == "response":
-        return 95 if item.get("type") == "message" else 80
-    if kind == "request":
-        score = _messages_score(item["messages"])
-        if score and ("system" in item or str(item.get("model", "")).startswith("claude")):
-            return 90
-        return score
-    if kind == "message":  # MCP sampling messages look alike but spell keys in camelCase
-        mcp = any(k in item for k in ("stopReason", "toolUseId")) or "toolUseId" in str(item)
-        return 30 if single and not mcp and _messages_score([item]) else 0
-    return 90 if item.get("type") == "message_start" else 0
-
-
-def _stitch(events: list[Any]) -> dict[str, Any]:
-    msg: dict[str, Any] = {}
-    blocks: dict[int, dict[str, Any]] = {}
-    partial: dict[int, str] = {}
-    for ev in events:
-        if not isinstance(ev, dict):
-            continue
-        t, i = ev.get("type"), ev.get("index")
-        if t == "error":
-            return {"type": "error", "error": ev.get("error")}
-        if t == "message_start" and isinstance(ev.get("message"), dict):
-            msg = dict(ev["message"])
-        elif t == "content_block_start" and isinstance(i, int):
-            blocks[i] = dict(ev.get("content_block") or {})
-        elif t == "content_block_delta" and isinstance(i, int):
-            d, b = ev.get("delta") or {}, blocks.setdefault(i, {})
-            for key in ("text", "thinking"):
-                if isinstance(d.get(key), str):
-                    b[key] = b.get(key, "") + d[key]
-            if isinstance(d.get("partial_json"), str):
-                partial[i] = partial.get(i, "") + d["partial_json"]
-            if "signature" in d:
-                b["signature"] = d["signature"]
-            if "citation" in d:
-                b.setdefault("citations", []).append(d["citation"])
-        elif t == "message_delta":
-            msg.update(ev.get("delta") or {})
-            if isinstance(ev.get("usage"), dict):
-                msg["usage"] = {**(msg.get("usage") or {}), **ev["usage"]}
-    for i, text in partial.items():
-        try:
-            blocks[i]["input"] = loads(text) if text.strip() else {}
-        except JSONDecodeError:
-            blocks[i]["input"] = text
-    msg["content"] = [blocks[i] for i in sorted(blocks)]
-    msg.setdefault("type", "message")
-    msg.setdefault("role", "assistant")
-    msg["streamed"] = True
-    return msg
-
-
 class _Dialect:
     name = "anthropic"
+    is_event = staticmethod(is_anthropic_event)
+    stitch = staticmethod(stitch_anthropic)
+    list_score = staticmethod(anthropic_list_score)
+    opening = staticmethod(anthropic_opening)
+
+    def score(self, item: Any, single: bool) -> int:
+        return anthropic_score(self, item, single)
 
     def kind(self, item: Any) -> str | None:
         if not isinstance(item, dict):
@@ -182,9 +94,7 @@ class _Dialect:
 
     def read_request(self, conv: Conversation, request: dict[str, Any], skip: int) -> None:
         conv.model(request.get("model"))
-        for tool in request.get("tools") or []:
-            if tool not in conv.tools:
-                conv.tools.append(tool)
+        conv.offer(request.get("tools") or [])
         if not conv.history and request.get("system"):
             conv.message("system", request["system"])
         for msg in request["messages"][skip:]:

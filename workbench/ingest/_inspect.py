@@ -19,11 +19,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import InputError, InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
+from ._chatlist import ChatList
 from ._decode import load_document
-from ._inspectevents import SampleEvents, obj, resolve
+from ._inspectevents import SampleEvents, resolve
 from ._pairing import derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
-from ._trajmsgs import ChatStyle, chat_events
+from ._values import obj
 
 __all__ = ["INSPECT", "InspectAdapter"]
 
@@ -161,7 +162,8 @@ def _sample(log: dict[str, Any], sample: Any, where: str,
             raise InvalidTraceError(f"{source.display}: {where}: messages is not a list",
                                     file=source.display)
         model = ev_.get("model") if not _placeholder(ev_.get("model")) else None
-        out = chat_events(messages, tid, ChatStyle("inspect", model), source.display, where)
+        out = ChatList(tid, source.display, f"{where}: message", "inspect",
+                       model=model).read(messages)
     return _info(tid, log, sample, resolve(sample.get("input"), attachments), tools), out
 
 

@@ -18,9 +18,9 @@ from typing import Any
 from ._decode import maybe_json, parse_time_ns
 from ._pairing import UNANSWERED, UNMATCHED, add_flag
 from ._source import RawEvent
-from ._trajmsgs import tool_output
+from ._values import obj, tool_error, tool_output
 
-__all__ = ["SampleEvents", "obj", "resolve"]
+__all__ = ["SampleEvents", "resolve"]
 
 _AGENT_SPANS = frozenset({"solver", "agent", "handoff"})
 _COMMON = frozenset({"event", "timestamp", "completed", "span_id", "uuid", "pending"})
@@ -36,11 +36,6 @@ _USED: dict[str, frozenset[str]] = {
 }
 _KIND = {"model": "llm_call", "tool": "tool_call", "sample_init": "state", "state": "state",
          "store": "state", "score": "receipt", "error": "error"}
-
-
-def obj(value: Any) -> dict[str, Any]:
-    """``value`` if it is a JSON object, else an empty one."""
-    return value if isinstance(value, dict) else {}
 
 
 def resolve(value: Any, attachments: dict[str, Any]) -> Any:
@@ -189,15 +184,11 @@ class SampleEvents:
         if e.get("id") is not None:
             ev.attrs["inspect.tool_call_id"] = e["id"]
         self._tie(ev)
-        err = e.get("error")
         if "result" in e:
             ev.result = tool_output(e.get("result"))
-        if type(err) is dict and (err.get("message") or err.get("type")):
+        ev.error = tool_error(e.get("error"))
+        if ev.error is not None:
             ev.status = "error"
-            ev.error = {k: v for k, v in (("code", err.get("type")),
-                                          ("message", err.get("message"))) if v is not None}
-        elif err:
-            ev.status, ev.error = "error", {"message": str(err)}
         elif e.get("pending") or ("result" not in e and e.get("completed") is None):
             add_flag(ev, UNANSWERED)
         else:

@@ -8,44 +8,33 @@ list or JSONL of any of these; and streams (``chat.completion.chunk`` objects or
 ``response.*`` events, as JSON, JSONL or server-sent events), stitched back into the
 response they stream. Assistant turns are ``llm_call`` events; each function call and
 its output (paired by ``tool_call_id`` / ``call_id``) one ``tool_call``; hosted tool
-calls (``web_search_call`` …) a ``tool_call`` with the status the API gave it.
+calls (``web_search_call`` …) a ``tool_call`` with the status the API gave it
+(Responses API items: ``_openai_responses``).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from ._chatmsgs import (
-    Conversation,
+from ._chatmsgs import Conversation, read_conversations
+from ._chatsniff import (
     classify_messages,
-    load_items,
-    omit_media,
-    read_conversations,
+    openai_list_score,
+    openai_opening,
+    openai_score,
     sniff_items,
-    stitch_chat,
-    stitch_items,
-    stitch_responses,
-    text_of,
 )
-from ._decode import maybe_json, parse_time_ns
+from ._chatstream import is_openai_event, stitch_openai
+from ._decode import parse_time_ns
+from ._openai_responses import open_turn, read_item, read_output
 from ._source import RawEvent, SourceFile, TraceInfo
+from ._values import omit_media, text_of
 
 __all__ = ["OPENAI", "OpenAIAdapter"]
 
 _CHAT_USED = frozenset({"id", "object", "model", "choices", "usage", "created"})
-_RESP_USED = frozenset({"id", "object", "model", "output", "usage", "created_at", "status",
-                        "completed_at", "error", "tools", "instructions"})
 _REQUEST_USED = frozenset({"model", "messages", "input", "tools", "instructions"})
-_RESPONSES_KEYS = frozenset({
-    "instructions", "previous_response_id", "reasoning", "text", "max_output_tokens", "include",
-    "truncation", "conversation", "background", "store", "tools", "tool_choice"})
-_ITEM_STATUS = {"completed": "ok", "failed": "error", "incomplete": "error"}
-_OPENING = re.compile(rb'^\s*[\[{]\s*(\{\s*)?"(model|messages|input|role|content|request|'
-                      rb'response|id|object|type|tools|instructions)"')
-_MARKS = re.compile(rb'"object"\s*:\s*"(chat\.completion|response)|"tool_calls"\s*:|'
-                    rb'"tool_call_id"\s*:|"call_id"\s*:|"model"\s*:\s*"(gpt-|o[1-9]|chatgpt)')
 
 
 class OpenAIAdapter:
@@ -57,72 +46,24 @@ class OpenAIAdapter:
     file_order = True
 
     def sniff(self, source: SourceFile) -> int:
-        return sniff_items(source, _DIALECT, _is_stream, _stitch, _score, _list_score, _opening)
+        return sniff_items(source, _DIALECT)
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
-        return read_conversations(
-            source, stitch_items(load_items(source), source, _is_stream, _stitch), _DIALECT)
+        return read_conversations(source, _DIALECT)
 
 
 OPENAI = OpenAIAdapter()
 
 
-def _opening(head: bytes) -> int:
-    """A file too large for its head to parse, judged by how it starts and what it names."""
-    return 40 if _OPENING.match(head) and _MARKS.search(head) else 0
-
-
-def _list_score(messages: list[Any]) -> int:
-    return {"openai": 85, "either": 60}.get(classify_messages(messages) or "", 0)
-
-
-def _is_stream(item: Any) -> bool:
-    if not isinstance(item, dict):
-        return False
-    t = str(item.get("type", ""))
-    return item.get("object") == "chat.completion.chunk" or (
-        (t.startswith("response.") or t == "error") and "sequence_number" in item)
-
-
-def _score(item: Any, single: bool) -> int:
-    if isinstance(item, list):  # server-sent events
-        return 90 if item and _is_stream(item[0]) else 0
-    if _is_stream(item):
-        return 90
-    kind = _DIALECT.kind(item)
-    if kind == "exchange":
-        # as sure as its surer part, unless the other part is not ours at all
-        parts = [_score(item[k], False) for k in ("request", "response") if item.get(k)]
-        return max(parts) if parts and min(parts) > 0 else 0
-    if kind == "response":
-        return 95 if item.get("object") in ("chat.completion", "response") else 60
-    if kind == "request":
-        msgs = item.get("messages", item.get("input"))
-        found = "either" if isinstance(msgs, str) else classify_messages(msgs)
-        tools = item.get("tools")
-        if found == "either" and isinstance(tools, list) and tools and isinstance(
-                tools[0], dict) and tools[0].get("type") == "function":
-            found = "openai"
-        score = {"openai": 90, "either": 60}.get(found or "", 0)
-        # {model, input: [...]} is the Responses API's own shape; {model, input: "text"} only
-        # with a Responses parameter (the embeddings API takes the same two keys)
-        if score and "messages" not in item and "model" in item and (
-                isinstance(msgs, list) or _RESPONSES_KEYS & item.keys()):
-            return max(score, 85)
-        return score
-    if kind == "message":
-        return 30 if single and classify_messages([item]) in ("openai", "either") else 0
-    return 0
-
-
-def _stitch(events: list[Any]) -> dict[str, Any]:
-    first = next((e for e in events if isinstance(e, dict)), {})
-    return stitch_chat(events) if first.get("object") == "chat.completion.chunk" \
-        else stitch_responses(events)
-
-
 class _Dialect:
     name = "openai"
+    is_event = staticmethod(is_openai_event)
+    stitch = staticmethod(stitch_openai)
+    list_score = staticmethod(openai_list_score)
+    opening = staticmethod(openai_opening)
+
+    def score(self, item: Any, single: bool) -> int:
+        return openai_score(self, item, single)
 
     def kind(self, item: Any) -> str | None:
         if not isinstance(item, dict):
@@ -164,9 +105,7 @@ class _Dialect:
 
     def read_request(self, conv: Conversation, request: dict[str, Any], skip: int) -> None:
         conv.model(request.get("model"))
-        for tool in request.get("tools") or []:
-            if tool not in conv.tools:
-                conv.tools.append(tool)
+        conv.offer(request.get("tools") or [])
         if not conv.history and request.get("instructions"):
             conv.message("system", request["instructions"], **{"openai.field": "instructions"})
         for msg in self.history(request)[skip:]:
@@ -180,7 +119,7 @@ class _Dialect:
             if conv.turn is None or any(i.get("role") == "assistant"
                                         for i in conv.turn.result["messages"]):
                 conv.turn = None
-            turn = _turn(conv)
+            turn = open_turn(conv)
             turn.result["messages"].append(omit_media(m))
             _chat_calls(conv, m, turn.event_id)
             return
@@ -199,9 +138,9 @@ class _Dialect:
             conv.answer(m.get("call_id"), m.get("output"), is_error=m.get("status") == "failed",
                         attrs={"openai.item_id": m["id"]} if m.get("id") else None)
         elif t.endswith("_call") or t in ("reasoning", "mcp_list_tools", "mcp_approval_request"):
-            turn = _turn(conv)
+            turn = open_turn(conv)
             turn.result["messages"].append(omit_media(m))
-            _item(conv, m, turn.event_id)
+            read_item(conv, m, turn.event_id)
         else:
             conv.add("other", t, conv.unique(m.get("id"), conv.next_id()), result=m)
 
@@ -235,11 +174,11 @@ class _Dialect:
                      attrs={k: v for k, v in attrs.items() if v is not None})
             return
         if not request and isinstance(response.get("tools"), list):
-            conv.tools.extend(t for t in response["tools"] if t not in conv.tools)
+            conv.offer(response["tools"])
         if not request and not conv.history and response.get("instructions"):
             conv.message("system", response["instructions"], **{"openai.field": "instructions"})
         if isinstance(response.get("output"), list):
-            _response(conv, response, name, attrs)
+            read_output(conv, response, name, attrs)
             return
         choices = response.get("choices")
         if not isinstance(choices, list):
@@ -261,13 +200,6 @@ class _Dialect:
 _DIALECT = _Dialect()
 
 
-def _turn(conv: Conversation) -> RawEvent:
-    if conv.turn is None:
-        conv.turn = conv.add("llm_call", "assistant", conv.unique(None, conv.next_id()),
-                             status="ok", result={"messages": []})
-    return conv.turn
-
-
 def _chat_calls(conv: Conversation, msg: dict[str, Any], parent: str) -> None:
     for tc in msg.get("tool_calls") or []:
         fn = tc.get("function") or tc.get("custom") or {}
@@ -277,51 +209,3 @@ def _chat_calls(conv: Conversation, msg: dict[str, Any], parent: str) -> None:
     fc = msg.get("function_call")
     if isinstance(fc, dict):  # the legacy single function call, answered by role "function"
         conv.call(("function", fc.get("name")), fc.get("name"), fc.get("arguments"), parent)
-
-
-def _item(conv: Conversation, m: dict[str, Any], parent: str) -> None:
-    """An assistant-side Responses item: function calls wait for their output; hosted tool
-    calls are complete as they are."""
-    t = str(m.get("type"))
-    if not t.endswith("_call"):
-        return
-    attrs = {f"openai.item_{k}": m[k] for k in ("id", "status") if m.get(k) is not None}
-    if t != "function_call":
-        attrs["openai.item_type"] = t
-    args = next((m[k] for k in ("arguments", "input", "action", "queries", "code")
-                 if m.get(k) is not None), None)
-    name = m.get("name") or t.removesuffix("_call")
-    if m.get("call_id"):
-        conv.call(m["call_id"], name, args, parent, attrs=attrs)
-        return
-    status = _ITEM_STATUS.get(str(m.get("status")), "unset")
-    conv.add("tool_call", name, conv.unique(m.get("id"), f"call-{len(conv.events)}"),
-             parent=parent, args=maybe_json(args), status=status, attrs=attrs,
-             result=omit_media(next((m[k] for k in ("output", "results", "outputs", "result")
-                                     if k in m), None)) if t != "image_generation_call"
-             else omit_media(m).get("result"),
-             error={"message": str(m.get("error") or f"{t} {m.get('status')}")}
-             if status == "error" else None)
-
-
-def _response(conv: Conversation, r: dict[str, Any], name: str, attrs: dict[str, Any]) -> None:
-    """A Responses API response: its llm_call, then the tool calls among its output."""
-    attrs.update({f"openai.{k}": v for k, v in r.items() if k not in _RESP_USED})
-    attrs["openai.status"] = r.get("status")
-    status = {"completed": "ok", "incomplete": "ok", "failed": "error"}.get(
-        str(r.get("status")), "unset")
-    result: dict[str, Any] = {"messages": omit_media(r["output"])}
-    details = r.get("incomplete_details")
-    if isinstance(details, dict) and details.get("reason"):
-        result["finish_reasons"] = [details["reason"]]
-    err = r.get("error")
-    error = {"code": str(err.get("code") or "error"), "message": str(err.get("message"))} \
-        if isinstance(err, dict) else None
-    turn = conv.add("llm_call", name, conv.unique(r.get("id"), conv.next_id()),
-                    status="error" if error else status, error=error,
-                    start_ns=parse_time_ns(r.get("created_at")),
-                    end_ns=parse_time_ns(r.get("completed_at")), result=result,
-                    attrs={k: v for k, v in attrs.items() if v is not None})
-    for item in r["output"]:
-        if isinstance(item, dict):
-            _item(conv, item, turn.event_id)

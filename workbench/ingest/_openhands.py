@@ -35,6 +35,7 @@ from ._openhands_events import (
 )
 from ._pairing import UNMATCHED, CallPairer, add_flag, derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
+from ._values import obj
 
 __all__ = ["OPENHANDS", "OpenHandsAdapter"]
 
@@ -86,10 +87,6 @@ def _invalid(source: SourceFile, what: str) -> InvalidTraceError:
                                   "'id', 'source' and 'action' or 'observation'")
 
 
-def _dict(value: Any) -> dict[str, Any]:
-    return value if type(value) is dict else {}
-
-
 class _Stream:
     def __init__(self, tid: str, source: SourceFile) -> None:
         self.tid, self.source = tid, source
@@ -132,9 +129,9 @@ class _Stream:
 
     def _action(self, item: dict[str, Any], eid: str, ts: int | None) -> None:
         act, src = item["action"], item.get("source")
-        args = _dict(item.get("args"))
-        tcm = _dict(item.get("tool_call_metadata"))
-        response = _dict(tcm.get("model_response")) or None
+        args = obj(item.get("args"))
+        tcm = obj(item.get("tool_call_metadata"))
+        response = obj(tcm.get("model_response")) or None
         if act == "message" and src == "agent":
             ev = self._event(item, eid, "llm_call", "assistant", ts)
             ev.status = "ok"
@@ -201,7 +198,7 @@ class _Stream:
             target.attrs.setdefault("openhands.observations", []).append(observation_note(obs))
             self.absorbed[eid] = target.event_id
             return None
-        name = _dict(obs.get("tool_call_metadata")).get("function_name") or kind or ""
+        name = obj(obs.get("tool_call_metadata")).get("function_name") or kind or ""
         ev = RawEvent(trace_id=self.tid, event_id=eid, parent_id=self.absorbed.get(key, key),
                       kind="tool_call", name=str(name))
         fill_result(ev, obs, ts)

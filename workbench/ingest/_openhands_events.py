@@ -6,6 +6,7 @@ from typing import Any
 
 from ._decode import maybe_json, parse_time_ns
 from ._source import RawEvent
+from ._values import call_arguments, obj
 
 __all__ = [
     "fill_result",
@@ -16,10 +17,6 @@ __all__ = [
     "report_event",
     "tool_args",
 ]
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if type(value) is dict else {}
 
 
 def llm_from_response(tid: str, eid: str, response: dict[str, Any],
@@ -51,7 +48,7 @@ def fill_model(ev: RawEvent, response: dict[str, Any]) -> None:
         ev.attrs["gen_ai.response.model"] = response["model"]
     if response.get("id") is not None:
         ev.attrs["gen_ai.response.id"] = response["id"]
-    usage = _dict(response.get("usage"))
+    usage = obj(response.get("usage"))
     for src, dst in (("prompt_tokens", "input"), ("completion_tokens", "output")):
         if isinstance(usage.get(src), int):
             ev.attrs[f"gen_ai.usage.{dst}_tokens"] = usage[src]
@@ -60,10 +57,9 @@ def fill_model(ev: RawEvent, response: dict[str, Any]) -> None:
 def model_arguments(response: dict[str, Any] | None, call_id: Any) -> Any:
     """The arguments the model gave the tool call ``call_id``, decoded; None if absent."""
     for choice in (response or {}).get("choices") or []:
-        for tc in _dict(_dict(choice).get("message")).get("tool_calls") or []:
+        for tc in obj(obj(choice).get("message")).get("tool_calls") or []:
             if type(tc) is dict and call_id is not None and tc.get("id") == call_id:
-                args = maybe_json(_dict(tc.get("function")).get("arguments"))
-                return {} if args in (None, "") else args
+                return call_arguments(tc.get("function"))
     return None
 
 
@@ -87,7 +83,7 @@ def tool_args(ev: RawEvent, act: str, args: dict[str, Any], tcm: dict[str, Any],
 
 
 def _exit_code(extras: dict[str, Any]) -> Any:
-    meta = _dict(extras.get("metadata"))
+    meta = obj(extras.get("metadata"))
     code = meta.get("exit_code", extras.get("exit_code"))
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
@@ -95,7 +91,7 @@ def _exit_code(extras: dict[str, Any]) -> Any:
 def obs_status(obs: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     """``error`` for an ``error`` observation, ``success: false`` or a non-zero exit code
     (``-1``: the command had not finished when OpenHands stopped waiting); else ``ok``."""
-    extras = _dict(obs.get("extras"))
+    extras = obj(obs.get("extras"))
     code = _exit_code(extras)
     content, message = obs.get("content"), obs.get("message")
     text = content if isinstance(content, str) and content.strip() else message
@@ -121,7 +117,7 @@ def fill_result(ev: RawEvent, obs: dict[str, Any], ts: int | None) -> None:
     ev.attrs["openhands.observation"] = obs.get("observation")
     if obs.get("id") is not None:
         ev.attrs["openhands.observation_id"] = obs["id"]
-    extras = _dict(obs.get("extras"))
+    extras = obj(obs.get("extras"))
     if extras:
         ev.attrs["openhands.extras"] = extras
     code = _exit_code(extras)
@@ -149,7 +145,7 @@ def report_event(tid: str, eid: str, obs: dict[str, Any], ts: int | None) -> Raw
     ev = RawEvent(trace_id=tid, event_id=eid, parent_id=None,
                   kind="state" if kind == "agent_state_changed" else "other",
                   name=str(kind or ""), start_ns=ts, end_ns=ts,
-                  result=_dict(obs.get("extras")) or maybe_json(obs.get("content")))
+                  result=obj(obs.get("extras")) or maybe_json(obs.get("content")))
     for key in ("source", "message"):
         if obs.get(key) not in (None, ""):
             ev.attrs[f"openhands.{key}"] = obs[key]

@@ -25,16 +25,15 @@ from ._decode import load_document, maybe_json
 from ._pairing import UNANSWERED, add_flag, derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
 from ._sweagent_msgs import (
+    SweHistory,
     assistant_event,
-    dict_of,
     first_assistant,
     get,
-    history_events,
     message_event,
-    text_of,
     tool_status,
     trace_info,
 )
+from ._values import call_arguments, obj, tool_output
 
 __all__ = ["SWE_AGENT", "SweAgentAdapter"]
 
@@ -83,7 +82,7 @@ class SweAgentAdapter:
             if steps:
                 events = _step_events(tid, steps, history or [], model, source)
             else:
-                events = history_events(tid, history or [], model, source)
+                events = SweHistory(tid, model, source).read(history or [])
             info = trace_info(tid, doc, config, history or [], model, source)
         except InputError:
             raise
@@ -136,15 +135,14 @@ def _step_events(tid: str, steps: list[Any], history: list[Any], model: str | No
         ev = RawEvent(trace_id=tid, event_id=f"step-{i}-action", parent_id=llm.event_id,
                       kind="tool_call", name=action.split()[0], args={"command": action})
         if tc is not None:
-            fn = dict_of(tc.get("function"))
+            fn = obj(tc.get("function"))
             ev.name = str(fn.get("name") or ev.name)
-            args = maybe_json(fn.get("arguments"))
-            ev.args = args if args not in (None, "") else {}
+            ev.args = call_arguments(fn)
             ev.attrs["swe_agent.action"] = action
             if tc.get("id") is not None:
                 ev.attrs["gen_ai.tool.call.id"] = tc["id"]
         if "observation" in step:
-            ev.result = maybe_json(text_of(step["observation"]))
+            ev.result = tool_output(step["observation"])
             ev.status, ev.error = tool_status(ev.result)
         else:
             add_flag(ev, UNANSWERED)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections.abc import Hashable
 from typing import Any
 
 from ..model import InvalidTraceError
-from ._decode import maybe_json
-from ._pairing import UNMATCHED, CallPairer, add_flag
+from ._chatlist import ChatList
 from ._source import RawEvent, SourceFile, TraceInfo
+from ._values import call_arguments, obj, single_text, tool_output
 
-__all__ = ["assistant_event", "dict_of", "first_assistant", "get", "history_events",
-           "message_event", "text_of", "tool_status", "trace_info"]
+__all__ = ["SweHistory", "assistant_event", "first_assistant", "get", "message_event",
+           "tool_status", "trace_info"]
 
 # SWE-agent's own messages for an action it refused, could not run or cut short, and the
 # shell's "command not found": the only failures an observation shows reliably (a
@@ -28,14 +28,6 @@ _FAILURE = re.compile(
 
 _ISSUE = re.compile(r"\nISSUE:\n(.*?)\n\nINSTRUCTIONS:", re.S)
 _POSITIONAL = ("action",)  # the key of an action with no tool-call id (non function-calling)
-
-
-def text_of(content: Any) -> Any:
-    """A content list holding a single text block, reduced to its text."""
-    if isinstance(content, list) and len(content) == 1 and type(content[0]) is dict \
-            and content[0].get("type") == "text" and isinstance(content[0].get("text"), str):
-        return content[0]["text"]
-    return content
 
 
 def tool_status(result: Any) -> tuple[str, dict[str, Any] | None]:
@@ -77,74 +69,65 @@ def assistant_event(tid: str, eid: str, msg: dict[str, Any], model: str | None) 
     return ev
 
 
-def history_events(tid: str, history: list[Any], model: str | None,
-                   source: SourceFile) -> list[RawEvent]:
+class SweHistory(ChatList):
     """A history-only file: each message an event, each tool call one event holding its
-    result (paired by ``tool_call_ids``; an ``action`` with no tool calls by position)."""
-    ids = Counter(tc.get("id") for m in history if type(m) is dict
-                  and isinstance(m.get("tool_calls"), list)
-                  for tc in m["tool_calls"] if type(tc) is dict)
-    events: list[RawEvent] = []
-    pairer = CallPairer()
-    for i, m in enumerate(history):
-        if type(m) is not dict:
-            raise InvalidTraceError(f"{source.display}: history message {i} is not an object",
-                                    file=source.display)
+    result (paired by ``tool_call_ids``; an ``action`` with no tool calls by position).
+    SWE-agent's reading of the shared walk: ids ``m3`` / ``m3-call0`` / ``m3-action``,
+    its own attrs, and its failure messages as the status."""
+
+    skip_bad_calls = True
+
+    def __init__(self, tid: str, model: str | None, source: SourceFile) -> None:
+        super().__init__(tid, source.display, "history message", "swe_agent", model=model)
+        self.source = source
+
+    def attrs(self, m: dict[str, Any]) -> dict[str, Any]:
+        return _msg_attrs(m)
+
+    def message(self, i: int, m: dict[str, Any]) -> RawEvent:
+        return message_event(self.trace_id, f"m{i}", m, self.source, i)
+
+    def turn(self, i: int, m: dict[str, Any]) -> RawEvent:
+        return assistant_event(self.trace_id, f"m{i}", m, self.model)
+
+    def call(self, i: int, j: int, call: dict[str, Any],
+             parent: str) -> tuple[RawEvent, Hashable | None]:
+        fn = obj(call.get("function"))
+        cid = call.get("id")
+        eid = cid if isinstance(cid, str) and cid and self.call_ids[cid] == 1 \
+            else f"m{i}-call{j}"
+        ev = RawEvent(trace_id=self.trace_id, event_id=eid, parent_id=parent,
+                      kind="tool_call", name=str(fn.get("name") or ""), args=call_arguments(fn))
+        if cid is not None:
+            ev.attrs["gen_ai.tool.call.id"] = cid
+        return ev, str(cid) if cid is not None else None
+
+    def more_calls(self, i: int, m: dict[str, Any], parent: str) -> None:
+        action = m.get("action")
+        if not m.get("tool_calls") and isinstance(action, str) and action.strip():
+            self.open(RawEvent(trace_id=self.trace_id, event_id=f"m{i}-action",
+                               parent_id=parent, kind="tool_call", name=action.split()[0],
+                               args={"command": action}), _POSITIONAL)
+
+    def results(self, m: dict[str, Any]) -> list[tuple[Any, Hashable | None]] | None:
         role = m.get("role")
-        if role == "assistant":
-            llm = assistant_event(tid, f"m{i}", m, model)
-            events.append(llm)
-            tcs = m.get("tool_calls")
-            for j, tc in enumerate(tcs if isinstance(tcs, list) else []):
-                if type(tc) is not dict:
-                    continue
-                fn = tc["function"] if type(tc.get("function")) is dict else {}
-                cid = tc.get("id")
-                eid = cid if isinstance(cid, str) and cid and ids[cid] == 1 else f"m{i}-call{j}"
-                args = maybe_json(fn.get("arguments"))
-                ev = RawEvent(trace_id=tid, event_id=eid, parent_id=llm.event_id,
-                              kind="tool_call", name=str(fn.get("name") or ""),
-                              args=args if args not in (None, "") else {})
-                if cid is not None:
-                    ev.attrs["gen_ai.tool.call.id"] = cid
-                pairer.open(str(cid) if cid is not None else ("no id", i, j), ev)
-                events.append(ev)
-            action = m.get("action")
-            if not tcs and isinstance(action, str) and action.strip():
-                ev = RawEvent(trace_id=tid, event_id=f"m{i}-action", parent_id=llm.event_id,
-                              kind="tool_call", name=action.split()[0],
-                              args={"command": action})
-                pairer.open(_POSITIONAL, ev)
-                events.append(ev)
-            continue
+        if role != "tool" and (role != "user" or _POSITIONAL not in self.pairer
+                               or m.get("message_type") not in (None, "observation")):
+            return None
         keys = m.get("tool_call_ids")
-        is_result = role == "tool" or (role == "user" and _POSITIONAL in pairer and m.get(
-            "message_type") in (None, "observation"))
-        if not is_result:
-            events.append(message_event(tid, f"m{i}", m, source, i))
-            continue
-        result = maybe_json(text_of(m.get("content")))
         keys = keys if isinstance(keys, list) and keys else [_POSITIONAL]
-        for n, key in enumerate(keys):
-            call = pairer.close(key if key == _POSITIONAL else str(key))
-            if call is None:  # a result naming no call of the file
-                eid = f"m{i}" if len(keys) == 1 else f"m{i}-{n}"
-                call = RawEvent(trace_id=tid, event_id=eid, parent_id=None,
-                                kind="tool_call", name="")
-                if key != _POSITIONAL:
-                    call.attrs["gen_ai.tool.call.id"] = key
-                add_flag(call, UNMATCHED)
-                events.append(call)
-            call.result = result
-            call.status, call.error = tool_status(result)
-            call.attrs.update(_msg_attrs(m))
-    for _ in pairer.unanswered():
-        pass  # flagged in place; their status stays unset
-    return events
+        return [(key, key if key == _POSITIONAL else str(key)) for key in keys]
 
+    def unmatched(self, i: int, n: int, count: int, m: dict[str, Any], key: Any) -> RawEvent:
+        ev = RawEvent(trace_id=self.trace_id, event_id=f"m{i}" if count == 1 else f"m{i}-{n}",
+                      parent_id=None, kind="tool_call", name="")
+        if key != _POSITIONAL:
+            ev.attrs["gen_ai.tool.call.id"] = key
+        return ev
 
-def dict_of(value: Any) -> dict[str, Any]:
-    return value if type(value) is dict else {}
+    def complete(self, ev: RawEvent, m: dict[str, Any]) -> None:
+        ev.result = tool_output(m.get("content"))
+        ev.status, ev.error = tool_status(ev.result)
 
 
 def get(d: Any, *keys: str) -> Any:
@@ -158,13 +141,13 @@ def get(d: Any, *keys: str) -> Any:
 
 def trace_info(tid: str, doc: dict[str, Any], config: dict[str, Any], history: list[Any],
                 model: str | None, source: SourceFile) -> TraceInfo:
-    info = dict_of(doc.get("info"))
+    info = obj(doc.get("info"))
     task = get(config, "problem_statement", "text")
     if not isinstance(task, str) or not task.strip():
         task = None
         for m in history:
             if type(m) is dict and m.get("role") == "user" and not m.get("is_demo"):
-                text = text_of(m.get("content"))
+                text = single_text(m.get("content"))
                 if isinstance(text, str) and text.strip():
                     found = _ISSUE.search(text)
                     task = found.group(1).strip() if found else text

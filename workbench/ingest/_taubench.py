@@ -4,9 +4,10 @@ tau-bench writes a JSON array of episode records ``{task_id, trial, reward, info
 traj}``; ``traj`` is the OpenAI-style conversation between the agent, the simulated user
 and the tools. Each record becomes one trace (id derived from the file's hash, the
 task id and the record's position). The messages go through the shared chat mapping
-(``_trajmsgs``): tool results pair with their calls by ``tool_call_id``, by position
-when tau-bench reuses an id inside an episode. A tool output starting ``Error:`` (how
-the environment reports a raised exception) makes the call's status ``error``. The
+(``_chatlist.ChatList``): tool results pair with their calls by ``tool_call_id``, by
+position when tau-bench reuses an id inside an episode. A tool output starting
+``Error:`` (how the environment reports a raised exception) makes the call's status
+``error``. The
 reward becomes a final ``receipt`` event named ``reward``, and the record's ``info``
 (ground-truth actions, reward breakdown, user instruction) goes to the trace attrs.
 """
@@ -18,10 +19,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import InputError, InvalidTraceError
+from ._chatlist import ChatList
 from ._decode import load_document
 from ._pairing import derived_id
 from ._source import RawEvent, SourceFile, TraceInfo
-from ._trajmsgs import ChatStyle, chat_events
 
 __all__ = ["TAU_BENCH", "TauBenchAdapter"]
 
@@ -30,8 +31,6 @@ _TRAJ = re.compile(rb'"traj"\s*:\s*\[')
 _TASK_ID = re.compile(rb'"task_id"\s*:')
 _REWARD = re.compile(rb'"reward"\s*:')
 _INFO = re.compile(rb'"info"\s*:\s*\{')
-
-_STYLE = ChatStyle("tau_bench", error_prefix=True)
 
 
 class TauBenchAdapter:
@@ -86,7 +85,8 @@ def _episode(record: dict[str, Any], index: int,
                                 file=source.display)
     task_id = record.get("task_id")
     tid = derived_id(source.sha256, task_id, index)
-    events = chat_events(traj, tid, _STYLE, source.display, where)
+    events = ChatList(tid, source.display, f"{where}: message", "tau_bench",
+                      error_prefix=True).read(traj)
     info = record.get("info")
     info = info if type(info) is dict else ({} if info is None else {"info": info})
     if "reward" in record:
