@@ -44,7 +44,7 @@ def emit(args: argparse.Namespace, doc: Any, text: Callable[[], str]) -> None:
 
 
 def build_parser() -> Parser:
-    from . import _check, _export, _ingest, _query
+    from . import _check, _export, _ingest, _minimize, _query
 
     parser = Parser(
         prog="workbench",
@@ -58,6 +58,7 @@ def build_parser() -> Parser:
     _query.register(sub)
     _export.register(sub)
     _check.register(sub)
+    _minimize.register(sub)
     return parser
 
 

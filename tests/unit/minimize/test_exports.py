@@ -1,0 +1,14 @@
+"""``workbench.minimize`` exports exactly its public names, and each exists."""
+
+import workbench.minimize
+
+
+def test_public_names():
+    assert set(workbench.minimize.__all__) == {
+        "VOTES", "CommandOracle", "Graph", "MinimizeProgress", "MinimizeResult",
+        "NoFindingError", "NotReproducedError", "Oracle", "OracleError", "RuleOracle",
+        "UnknownRuleError", "command_oracle", "derive_trace", "derived_trace_id", "minimize",
+        "minimize_trace", "pick_finding", "pick_rule", "rule_oracle", "save_result",
+        "write_result"}
+    for name in workbench.minimize.__all__:
+        assert hasattr(workbench.minimize, name), name

@@ -1,0 +1,148 @@
+"""``workbench minimize``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..minimize import (
+    VOTES,
+    MinimizeProgress,
+    MinimizeResult,
+    command_oracle,
+    minimize,
+    pick_rule,
+    save_result,
+    write_result,
+)
+from ..model import NotFoundError, UsageError
+from ..rules import load_rules
+from ..store import Store, resolve_store_path
+from ._main import common, emit
+
+EXAMPLE = """examples:
+  workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive
+  workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive \\
+      --oracle-cmd 'python replay.py {trace}' --repeat 3 --max-calls 200 --out min.jsonl
+exit status: 0 minimized and proven 1-minimal; 1 a result that is not proven 1-minimal
+(budget spent, or the final re-test did not fail); 2 bad input (no such finding ...)
+"""
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("minimize", help="shrink a trace to the steps that still break a rule",
+                       description="Reduce a stored trace to a dependency-closed sub-trace "
+                       "that still yields the rule's finding with the same signature (or "
+                       "still makes --oracle-cmd exit 1), and store it as a new trace "
+                       "linked to its source.",
+                       epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("trace", metavar="TRACE", help="a trace id or a unique prefix of one")
+    p.add_argument("--rules", required=True, metavar="RULES.yaml", help="the rules file")
+    p.add_argument("--rule", required=True, metavar="ID", help="the rule whose finding to keep")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--finding", type=int, metavar="N",
+                       help="the N-th finding of the rule in step order (default: 1)")
+    which.add_argument("--signature", metavar="S",
+                       help="the first finding whose signature starts with S")
+    p.add_argument("--oracle-cmd", metavar="CMD",
+                   help="judge candidates with CMD ({trace} becomes a JSONL file; exit 1 = "
+                        "still fails, 0 = passes, other = unresolved)")
+    p.add_argument("--oracle-timeout", type=float, metavar="SECONDS",
+                   help="per run of --oracle-cmd; a run that times out is unresolved")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="run the oracle up to N times per candidate (flaky oracles)")
+    p.add_argument("--vote", choices=VOTES, default="any",
+                   help="any: a candidate fails if any run fails (default); majority: if "
+                        "most runs do")
+    p.add_argument("--max-calls", type=int, metavar="N", help="oracle call budget")
+    p.add_argument("--max-seconds", type=float, metavar="S", help="time budget")
+    p.add_argument("--out", metavar="FILE", help="also write the minimized trace as JSONL")
+    p.add_argument("--no-save", action="store_true",
+                   help="do not store the minimized trace")
+    common(p)
+    p.set_defaults(func=run)
+
+
+class _Progress:
+    """A progress line on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.active = sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, p: MinimizeProgress) -> None:
+        if not self.active:
+            return
+        best = f"smallest failing {p.best:,} of {p.total:,} events" if p.best else "no failure yet"
+        sys.stderr.write(f"\rminimize: {p.phase:<7} {p.calls:,} oracle calls, {best}, "
+                         f"{p.seconds:.1f}s\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    for name in ("repeat", "max_calls"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, not {v}")
+    for name in ("max_seconds", "oracle_timeout"):
+        v = getattr(args, name)
+        if v is not None and v <= 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive, not {v}")
+    if args.out is not None:
+        parent = Path(args.out).resolve().parent
+        if not parent.is_dir():
+            raise NotFoundError(f"no directory {parent} for --out", code="FILE_NOT_FOUND",
+                                hint="create the directory first")
+        if Path(args.out).is_dir():
+            raise UsageError(f"--out {args.out} is a directory; name a file")
+
+
+def _text(result: MinimizeResult, saved: bool | None, out: str | None) -> str:
+    proof = ("1-minimal (verified)" if result.one_minimal else
+             f"NOT proven 1-minimal ({result.stopped or 'final re-test passed'})")
+    lines = [f"minimized {result.source.trace_id[:12]} from {len(result.source):,} to "
+             f"{len(result.kept_event_ids)} events in {result.oracle_calls} oracle calls, "
+             f"{proof}, {result.seconds:.2f}s",
+             f"rule {result.rule}  signature {result.signature}"]
+    steps = result.source_seqs
+    for e in result.trace.events:
+        lines.append(f"  step {steps[e.event_id]:>6}  {e.kind:<9} {e.name}")
+    if saved is not None:
+        verb = "stored as" if saved else "already stored as"
+        lines.append(f"{verb} {result.trace_id} (derived from {result.source.trace_id})")
+    if out:
+        lines.append(f"wrote {out}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    _check_args(args)
+    rules = load_rules(args.rules)
+    rule = pick_rule(rules, args.rule)
+    store = Store(resolve_store_path(args.store))
+    trace = store.trace(store.resolve_trace_id(args.trace))
+    oracle = (command_oracle(args.oracle_cmd, args.oracle_timeout)
+              if args.oracle_cmd else None)
+    progress = _Progress()
+    try:
+        result = minimize(trace, rule, finding=args.finding, signature=args.signature,
+                          oracle=oracle, repeat=args.repeat, vote=args.vote,
+                          max_calls=args.max_calls, max_seconds=args.max_seconds,
+                          progress=progress)
+    finally:
+        progress.done()
+    saved = None if args.no_save else save_result(store, result)
+    if args.out:
+        write_result(result, args.out)
+    doc = result.to_dict()
+    doc.update(stored=saved, out=args.out)
+    emit(args, doc, lambda: _text(result, saved, args.out))
+    return 0 if result.one_minimal else 1
