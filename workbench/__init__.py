@@ -5,9 +5,20 @@ diff and promote them into regression fixtures. ``workbench.model`` is the event
 ``workbench.store`` the store and ``workbench.ingest`` the readers.
 """
 
+from typing import Any
+
 from .model import Event, Ref, Trace, WorkbenchError, parse_path
 from .store import Store
 
 __version__ = "0.1.0"
 
-__all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "parse_path"]
+__all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "diff_traces",
+           "parse_path"]
+
+
+def __getattr__(name: str) -> Any:
+    # services load on first use, so `import workbench` (and the pytest plugin) stays light
+    if name == "diff_traces":
+        from .diff import diff_traces
+        return diff_traces
+    raise AttributeError(f"module 'workbench' has no attribute {name!r}")

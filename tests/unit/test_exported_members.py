@@ -8,7 +8,8 @@ import workbench.store
 
 def test_top_level_api():
     assert set(workbench.__all__) == {
-        "Event", "Ref", "Store", "Trace", "WorkbenchError", "parse_path", "__version__"}
+        "Event", "Ref", "Store", "Trace", "WorkbenchError", "parse_path", "__version__",
+        "diff_traces"}
 
 
 def test_all_names_exist():

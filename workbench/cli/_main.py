@@ -44,7 +44,7 @@ def emit(args: argparse.Namespace, doc: Any, text: Callable[[], str]) -> None:
 
 
 def build_parser() -> Parser:
-    from . import _check, _export, _ingest, _minimize, _query
+    from . import _check, _diff, _export, _ingest, _minimize, _query
 
     parser = Parser(
         prog="workbench",
@@ -59,6 +59,7 @@ def build_parser() -> Parser:
     _export.register(sub)
     _check.register(sub)
     _minimize.register(sub)
+    _diff.register(sub)
     return parser
 
 

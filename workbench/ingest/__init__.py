@@ -1,5 +1,6 @@
 """Ingest: read the formats agents and HTTP clients write into the store."""
 
+from ._direct import read_trace
 from ._jsonl import HEADER as JSONL_HEADER
 from ._jsonl import export_trace, write_jsonl
 from ._pipeline import IngestProgress, IngestResult, TraceSummary, ingest, open_source
@@ -22,5 +23,6 @@ __all__ = [
     "format_names",
     "ingest",
     "open_source",
+    "read_trace",
     "write_jsonl",
 ]

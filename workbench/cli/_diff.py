@@ -1,0 +1,135 @@
+"""``workbench diff`` (two traces) and ``workbench shadow`` (two builds on fixtures)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from ..diff import (
+    Canon,
+    diff_traces,
+    load_canon,
+    render_diff,
+    render_html,
+    render_shadow,
+    shadow,
+)
+from ..ingest import read_trace
+from ..model import InputError, NotFoundError, Trace, UsageError
+from ..rules import load_rules
+from ..store import Store, resolve_store_path
+from ._main import common, emit
+
+RAW = argparse.RawDescriptionHelpFormatter
+DEFAULT_OUT = "shadow-out"
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "diff", help="what changed between two traces",
+        description="Align the events of two traces (by kind and name, anchored on rare "
+        "events) and report added, removed, changed (path, old, new) and reordered events. "
+        "A and B are trace ids (or unique prefixes) in the store, or trace files of any "
+        "format `ingest` reads. Exit 1 when they differ.",
+        epilog="examples:\n  workbench diff golden.jsonl new.jsonl --canon canon.yaml\n"
+               "  workbench diff 4bf92f35 9c1e0b7a --rules rules.yaml --html diff.html\n"
+               "  workbench diff a.otlp.json b.otlp.json --json",
+        formatter_class=RAW)
+    p.add_argument("a", metavar="A", help="the golden trace: an id, a prefix or a file")
+    p.add_argument("b", metavar="B", help="the new trace: an id, a prefix or a file")
+    p.add_argument("--canon", metavar="F", help="canon file: paths to drop and to symbolize")
+    p.add_argument("--rules", metavar="F",
+                   help="rules file: judge each reordering (breaks a rule, or allowed)")
+    p.add_argument("--html", metavar="F", help="also write a side-by-side HTML page here")
+    common(p)
+    p.set_defaults(func=run_diff)
+
+    p = sub.add_parser(
+        "shadow", help="run the old and the new build on frozen fixtures and compare",
+        description="Run both builds on every file under FIXTURES_DIR ({fixture} in a "
+        "command is the file's path), canonicalize their JSON output, compare sha256 "
+        "digests and report each changed fixture with the changed paths. Mismatches "
+        "leave NAME.old and NAME.new under --out. Exit 1 on any mismatch or failed build.",
+        epilog="examples:\n"
+               "  workbench shadow --old 'app-1.4 run {fixture}' --new 'app run {fixture}' "
+               "fixtures/\n"
+               "  workbench shadow --old 'old/bin/app {fixture}' --new 'app {fixture}' "
+               "fixtures/ --canon canon.yaml --out shadow-out --json",
+        formatter_class=RAW)
+    p.add_argument("fixtures", metavar="FIXTURES_DIR")
+    p.add_argument("--old", required=True, metavar="CMD", help="the released build's command")
+    p.add_argument("--new", required=True, metavar="CMD", help="the candidate build's command")
+    p.add_argument("--canon", metavar="F", help="canon file: paths to drop and to symbolize")
+    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+                   help=f"where NAME.old / NAME.new go (default: ./{DEFAULT_OUT})")
+    p.add_argument("--glob", metavar="PATTERN", help="only fixtures matching, e.g. '*.json'")
+    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+                   help="seconds one build may take on one fixture (default 120)")
+    p.add_argument("--jobs", type=int, metavar="N", help="fixtures run at once (default: "
+                   "cores, up to 4)")
+    common(p, store=False)
+    p.set_defaults(func=run_shadow)
+
+
+def _canon(path: str | None) -> Canon:
+    return load_canon(path) if path else Canon()
+
+
+def _operand(text: str, which: str, args: argparse.Namespace) -> Trace:
+    """A trace file, or a trace id (prefix) in the store."""
+    p = Path(text)
+    if p.is_file():
+        traces = read_trace(p)
+        if len(traces) != 1:
+            raise InputError(f"{which}: {p} holds {len(traces)} traces", code="MULTIPLE_TRACES",
+                             hint="ingest the file and name one trace id: "
+                                  + ", ".join(t.trace_id for t in traces[:5]))
+        return traces[0]
+    if p.is_dir():
+        raise InputError(f"{which}: {p} is a folder", code="NOT_A_FILE",
+                         hint="give one trace file or a trace id")
+    store = Store(resolve_store_path(args.store))
+    if not store.exists:
+        raise NotFoundError(f"{which}: no file {text!r}, and no store at {store.root} to find "
+                            "a trace id in", code="TRACE_NOT_FOUND",
+                            hint="A and B are trace files, or trace ids in --store")
+    return store.trace(store.resolve_trace_id(text))
+
+
+def _write(path: str, text: str) -> None:
+    out = Path(path)
+    if out.is_dir():
+        raise UsageError(f"--html {out} is a folder", hint="give a file name, e.g. diff.html")
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out)
+    except FileNotFoundError:
+        raise UsageError(f"--html {out}: its folder does not exist",
+                         hint="create the folder first") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    canon = _canon(args.canon)
+    rules = load_rules(args.rules) if args.rules else None
+    a, b = _operand(args.a, "A", args), _operand(args.b, "B", args)
+    result = diff_traces(a, b, canon, rules)
+    if args.html:
+        _write(args.html, render_html(result, a, b))
+    emit(args, result.to_dict(), lambda: render_diff(result))
+    return 0 if result.same else 1
+
+
+def run_shadow(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.timeout <= 0:
+        raise UsageError("--timeout must be positive")
+    result = shadow(args.old, args.new, args.fixtures, canon=_canon(args.canon),
+                    out=args.out, glob=args.glob, timeout=args.timeout, jobs=args.jobs)
+    emit(args, result.to_dict(), lambda: render_shadow(result))
+    return 1 if result.mismatches else 0

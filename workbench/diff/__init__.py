@@ -1,0 +1,50 @@
+"""Diff: canonical JSON, trace diffs (aligned events, changed fields, reorderings) and
+shadow runs of two builds over frozen fixtures."""
+
+from ._builds import BuildRun
+from ._canon import (
+    Canon,
+    CanonError,
+    Pattern,
+    canonical_bytes,
+    canonicalize,
+    digest,
+    load_canon,
+    parse_canon,
+    parse_pattern,
+)
+from ._html import render_html
+from ._reorder import judge
+from ._shadow import FixtureResult, ShadowResult, fixtures_in, shadow
+from ._text import render_diff, render_shadow
+from ._tracediff import EventChange, EventRef, Reorder, TraceDiff, diff_traces
+from ._values import PathChange, diff_values, same_value
+
+__all__ = [
+    "BuildRun",
+    "Canon",
+    "CanonError",
+    "EventChange",
+    "EventRef",
+    "FixtureResult",
+    "PathChange",
+    "Pattern",
+    "Reorder",
+    "ShadowResult",
+    "TraceDiff",
+    "canonical_bytes",
+    "canonicalize",
+    "diff_traces",
+    "diff_values",
+    "digest",
+    "fixtures_in",
+    "judge",
+    "load_canon",
+    "parse_canon",
+    "parse_pattern",
+    "render_diff",
+    "render_html",
+    "render_shadow",
+    "same_value",
+    "shadow",
+]

@@ -1,0 +1,78 @@
+"""Terminal renderings of a trace diff and of a shadow run."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import dumps
+from ._tracediff import EventRef, TraceDiff
+from ._values import PathChange, plain
+
+__all__ = ["render_diff", "render_path", "render_shadow", "render_value"]
+
+_WIDTH = 80
+_LIST = 200  # changed paths shown per event; --json has them all
+
+
+def render_value(value: Any, width: int = _WIDTH) -> str:
+    """A JSON value on one line, cut at ``width`` characters."""
+    text = dumps(plain(value))
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _ev(e: EventRef) -> str:
+    return f"{e.kind} {e.name}"
+
+
+def render_path(p: PathChange) -> str:
+    if p.change == "added":
+        return f"    {p.path}: (absent) → {render_value(p.new)}"
+    if p.change == "removed":
+        return f"    {p.path}: {render_value(p.old)} → (absent)"
+    return f"    {p.path}: {render_value(p.old)} → {render_value(p.new)}"
+
+
+def render_diff(d: TraceDiff) -> str:
+    head = (f"A {d.a}  B {d.b}: {len(d.changed)} changed, {len(d.added)} added, "
+            f"{len(d.removed)} removed, {len(d.reordered)} reordered "
+            f"({d.aligned} events aligned)")
+    if d.same:
+        return f"A {d.a}  B {d.b}: same ({d.aligned} events aligned)"
+    out = [head]
+    for c in d.changed:
+        out.append(f"~ step {c.a.seq} → {c.b.seq}  {_ev(c.b)}")
+        out.extend(render_path(p) for p in c.paths[:_LIST])
+        if len(c.paths) > _LIST:
+            out.append(f"    … {len(c.paths) - _LIST} more paths (--json has them all)")
+    for r in d.reordered:
+        past = ", ".join(f"{c.name}@{c.seq}" for c in r.crossed[:5])
+        more = f" and {len(r.crossed) - 5} more" if len(r.crossed) > 5 else ""
+        why = f"{r.verdict}: {', '.join(r.rules)}" if r.rules else r.verdict
+        out.append(f"↕ step {r.a.seq} → {r.b.seq}  {_ev(r.b)}  moved past {past}{more} "
+                   f"[{why}]")
+    out.extend(f"+ step {e.seq}  {_ev(e)}  (only in B)" for e in d.added)
+    out.extend(f"- step {e.seq}  {_ev(e)}  (only in A)" for e in d.removed)
+    if d.findings is not None:
+        for f in d.findings["new"]:
+            out.append(f"! new finding in B: {f['rule']}: {f['message']}")
+        for f in d.findings["gone"]:
+            out.append(f"  finding gone in B: {f['rule']}: {f['message']}")
+    return "\n".join(out)
+
+
+def render_shadow(result: Any) -> str:
+    """A ``ShadowResult`` for the terminal: one line per mismatching fixture, its paths."""
+    mism = result.mismatches
+    failed = sum(r.status == "failed" for r in mism)
+    out = [f"shadow: {len(result.results)} fixture(s), {len(result.results) - len(mism)} "
+           f"same, {len(mism) - failed} changed, {failed} failed"]
+    for r in mism:
+        out.append(f"{r.status:<8} {r.fixture}")
+        if r.problem:
+            out.append(f"    {r.problem}")
+        out.extend(render_path(p) for p in r.paths[:_LIST])
+        if len(r.paths) > _LIST:
+            out.append(f"    … {len(r.paths) - _LIST} more paths (--json has them all)")
+        if r.files:
+            out.append("    written: " + ", ".join(r.files))
+    return "\n".join(out)

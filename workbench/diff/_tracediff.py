@@ -1,0 +1,283 @@
+"""``diff_traces``: what did the agent do differently between a golden trace and a new one?
+
+Each event is compared as its content document ``{kind, name, status, args, result,
+error, attrs}`` after canonicalization (listed paths dropped, keys sorted). Identity and
+clock — trace and event ids, parent ids, seq, start and end times — always differ
+between two runs, so they decide the alignment, not the field comparison. Symbolized
+values (ids) are compared through one pairing grown in alignment order: ``p17`` in A
+matches ``p91`` in B as long as the two always stand for each other, so an inserted
+event does not renumber every later id.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, overload
+
+import orjson
+
+from ..model import Event, Trace
+from ..rules import RuleSet
+from ._align import align, pair_moves
+from ._canon import Canon, canonical_bytes, walker
+from ._values import Pairing, PathChange, Sym, diff_values
+
+__all__ = ["EventChange", "EventRef", "Reorder", "TraceDiff", "content", "diff_traces"]
+
+CONTENT = ("kind", "name", "status", "args", "result", "error", "attrs")
+
+
+@dataclass(frozen=True, slots=True)
+class EventRef:
+    """Which event, in words a reader and a script can both use."""
+
+    event_id: str
+    seq: int
+    kind: str
+    name: str
+
+    @classmethod
+    def of(cls, e: Event) -> EventRef:
+        return cls(e.event_id, e.seq, e.kind, e.name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"event_id": self.event_id, "seq": self.seq, "kind": self.kind,
+                "name": self.name}
+
+
+@dataclass(frozen=True)
+class EventChange:
+    a: EventRef
+    b: EventRef
+    paths: tuple[PathChange, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a.to_dict(), "b": self.b.to_dict(),
+                "paths": [p.to_dict() for p in self.paths]}
+
+
+@dataclass(frozen=True)
+class Reorder:
+    """An event that moved past others. ``verdict``: ``breaks`` (a rule of the given
+    rules file fails in B because of it), ``allowed`` (the rules still hold),
+    ``unordered`` (A's partial order never ordered these events: they overlapped) or
+    ``unchecked`` (no rules were given)."""
+
+    a: EventRef
+    b: EventRef
+    crossed: tuple[EventRef, ...]
+    verdict: str = "unchecked"
+    rules: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"a": self.a.to_dict(), "b": self.b.to_dict(),
+                "crossed": [c.to_dict() for c in self.crossed], "verdict": self.verdict,
+                "rules": list(self.rules)}
+
+
+@dataclass
+class TraceDiff:
+    """The difference of trace B against trace A."""
+
+    a: str
+    b: str
+    added: list[EventRef] = field(default_factory=list)
+    removed: list[EventRef] = field(default_factory=list)
+    changed: list[EventChange] = field(default_factory=list)
+    reordered: list[Reorder] = field(default_factory=list)
+    aligned: int = 0
+    pairs: list[tuple[str, str]] = field(default_factory=list, repr=False)
+    findings: dict[str, list[dict[str, Any]]] | None = None
+
+    @property
+    def same(self) -> bool:
+        return not (self.added or self.removed or self.changed or self.reordered)
+
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {
+            "same": self.same, "a": self.a, "b": self.b,
+            "added": [e.to_dict() for e in self.added],
+            "removed": [e.to_dict() for e in self.removed],
+            "changed": [c.to_dict() for c in self.changed],
+            "reordered": [r.to_dict() for r in self.reordered],
+            "aligned": self.aligned}
+        if self.findings is not None:
+            doc["findings"] = self.findings
+        return doc
+
+
+def content(e: Event) -> dict[str, Any]:
+    """The part of an event the diff compares."""
+    return {"kind": e.kind, "name": e.name, "status": e.status, "args": e.args,
+            "result": e.result, "error": e.error, "attrs": e.attrs}
+
+
+class _Side:
+    """One trace, canonicalized: per event its tokens (and, with a canon, its document
+    and the symbolized values in it, in walk order)."""
+
+    def __init__(self, trace: Trace, canon: Canon) -> None:
+        self.events = trace.events
+        self.docs: list[Any] | None = None
+        self.syms: list[list[Any]] | None = None
+        if canon.empty:
+            # no walk: documents are built only for the pairs that differ
+            dumps, sort = orjson.dumps, orjson.OPT_SORT_KEYS
+            try:
+                exact: list[Hashable] = [
+                    (e.kind, e.name, dumps((e.status, e.args, e.result, e.error, e.attrs),
+                                           option=sort)) for e in self.events]
+            except TypeError:  # an integer wider than 64 bits somewhere: the exact way
+                exact = [(e.kind, e.name, _hash((e.status, e.args, e.result, e.error, e.attrs)))
+                         for e in self.events]
+        else:
+            exact = self._walk(canon)
+        self.exact = exact
+        keys: list[Hashable] = [(e.kind, e.name) for e in self.events]
+        self.levels: list[Sequence[Hashable]] = [exact, _GraphTokens(self.events), keys]
+
+    def _walk(self, canon: Canon) -> list[Hashable]:
+        syms: list[Any] = []
+
+        def symbol(value: Any) -> Sym:
+            syms.append(value)
+            return Sym(value)
+
+        run = walker(canon, symbol)
+        self.docs, self.syms = [], []
+        exact: list[Hashable] = []
+        for e in self.events:
+            syms = []
+            doc = run(content(e))
+            self.syms.append(syms)
+            self.docs.append(doc)
+            exact.append((e.kind, e.name, _hash(doc)))
+        return exact
+
+    def doc(self, i: int) -> Any:
+        return self.docs[i] if self.docs is not None else content(self.events[i])
+
+
+class _GraphTokens(Sequence[Hashable]):
+    """Kind and name with the parent's and the data sources' kinds and names; computed
+    for the events of the windows that need them only."""
+
+    def __init__(self, events: tuple[Event, ...]) -> None:
+        self.events = events
+        self.cache: list[Hashable | None] = [None] * len(events)
+        self.by_id: dict[str, tuple[str, str]] | None = None
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    @overload
+    def __getitem__(self, i: int) -> Hashable: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[Hashable]: ...
+
+    def __getitem__(self, i: int | slice) -> Any:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        tok = self.cache[i]
+        if tok is None:
+            if self.by_id is None:
+                self.by_id = {e.event_id: (e.kind, e.name) for e in self.events}
+            e, by_id = self.events[i], self.by_id
+            tok = self.cache[i] = (
+                e.kind, e.name, by_id.get(e.parent_id) if e.parent_id else None,
+                tuple(sorted({by_id[r.event_id] for r in e.refs if r.event_id in by_id})))
+        return tok
+
+
+def _sym_default(value: Any) -> Any:
+    if isinstance(value, Sym):
+        return "«id»"
+    raise TypeError(type(value).__name__)
+
+
+def _hash(doc: Any) -> bytes:
+    try:
+        return orjson.dumps(doc, default=_sym_default, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        from ._values import _unsym
+        return canonical_bytes(_unsym(doc))
+
+
+def diff_traces(a: Trace, b: Trace, canon: Canon | None = None,
+                rules: RuleSet | None = None) -> TraceDiff:
+    """Align the events of ``a`` and ``b`` and diff the aligned pairs field by field.
+
+    ``rules`` (a ``RuleSet``) judges each reordering: does B break a rule A kept?
+    """
+    with _no_gc():
+        return _diff_traces(a, b, canon or Canon(), rules)
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """The cyclic GC off for the call: a diff allocates hundreds of thousands of small
+    containers (and frees none), so collections would scan the whole heap again and
+    again for nothing — half the time at 100k events."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> TraceDiff:
+    sa, sb = _Side(a, canon), _Side(b, canon)
+    pairs = _align(sa, sb)
+    done_a = {i for i, _ in pairs}
+    done_b = {j for _, j in pairs}
+    moves = pair_moves([i for i in range(len(sa.events)) if i not in done_a],
+                       [j for j in range(len(sb.events)) if j not in done_b],
+                       sa.levels[0], sb.levels[0])
+    out = TraceDiff(a.trace_id, b.trace_id, aligned=len(pairs) + len(moves))
+    pairing = Pairing()
+    everything = sorted([*pairs, *moves], key=lambda p: p[1])
+    xa, xb, plain = sa.exact, sb.exact, sa.syms is None
+    for i, j in everything:
+        if plain and xa[i] == xb[j]:
+            continue  # identical content: the common case, without a call
+        change = _compare(sa, sb, i, j, pairing)
+        if change is not None:
+            out.changed.append(change)
+    moved_a = {i for i, _ in moves}
+    moved_b = {j for _, j in moves}
+    out.removed = [EventRef.of(sa.events[i]) for i in range(len(sa.events))
+                   if i not in done_a and i not in moved_a]
+    out.added = [EventRef.of(sb.events[j]) for j in range(len(sb.events))
+                 if j not in done_b and j not in moved_b]
+    out.pairs = [(sa.events[i].event_id, sb.events[j].event_id) for i, j in everything]
+    from ._reorder import judge, reorders
+    out.reordered = reorders(a, sa.events, sb.events, pairs, moves)
+    if rules is not None:
+        out.reordered, out.findings = judge(a, b, out.reordered, out.pairs, rules)
+    return out
+
+
+def _align(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
+    # align in one canonical orientation so that diff(a, b) and diff(b, a) pair the same
+    # events (tie-breaks inside the alignment would otherwise depend on the order)
+    if sa.exact <= sb.exact:
+        return align(sa.levels, sb.levels)
+    return sorted((i, j) for j, i in align(sb.levels, sa.levels))
+
+
+def _compare(sa: _Side, sb: _Side, i: int, j: int, pairing: Pairing) -> EventChange | None:
+    if sa.levels[0][i] == sb.levels[0][j]:
+        if sa.syms is None or sb.syms is None:
+            return None
+        # same content up to ids: bind the ids in order; a clash means a real change
+        if all(pairing.bind(x, y) for x, y in zip(sa.syms[i], sb.syms[j], strict=True)):
+            return None
+    paths = diff_values(sa.doc(i), sb.doc(j), pairing)
+    if not paths:
+        return None
+    return EventChange(EventRef.of(sa.events[i]), EventRef.of(sb.events[j]), tuple(paths))
