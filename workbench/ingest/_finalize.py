@@ -201,7 +201,7 @@ def _link(table: pa.Table, a: int, b: int, cols: dict[str, list[Any]]) -> list[A
             parsed[i] = loads(text) if text is not None else None
         return first_path(parsed[i], value)
 
-    keyed = [KeyedSource(e, k, s, t, [tuple(x) for x in loads(al)] if al else (), r or ())
+    keyed = [KeyedSource(e, k, s, t, loads(al) if al else (), r or ())  # [path, value] pairs
              for e, k, s, t, al, r in zip(cols["event_id"][a:b], cols["kind"][a:b],
                                           cols["start_ns"][a:b], cols["end_ns"][a:b],
                                           cols["arg_leaves"][a:b], cols["result_keys"][a:b],

@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -74,6 +75,22 @@ def _truncate(value: Any) -> tuple[Any, bool]:
     return value, False
 
 
+def _text(value: Any) -> str:
+    """``dumps``, with its common cases inline (this runs four times per event)."""
+    if value is None:
+        return "null"
+    try:
+        return orjson.dumps(value).decode("utf-8")
+    except TypeError:  # what orjson cannot write: ``dumps`` knows the way
+        return dumps(value)
+
+
+def _cut(value: Any, truncated: bool) -> tuple[str, bool]:
+    """The text of a value whose strings over ``MAX_STRING`` are cut."""
+    value, cut = _truncate(value)
+    return dumps(value), truncated | cut
+
+
 def partition_of(trace_id: str, partitions: int) -> int:
     """Which finalize partition a trace belongs to (stable across processes)."""
     return zlib.crc32(trace_id.encode("utf-8", "surrogatepass")) % partitions if (
@@ -101,76 +118,69 @@ class Stager:
         self.files: dict[int, list[Path]] = {p: [] for p in range(partitions)}
         self.rows = 0
         self._ord = ord_base
-        self._parts: list[dict[str, list[Any]]] = [self._empty() for _ in range(partitions)]
-
-    @staticmethod
-    def _empty() -> dict[str, list[Any]]:
-        return {n: [] for n in STAGED.names}
+        # rows as tuples in STAGED's column order, turned into columns when spilled
+        self._parts: list[list[tuple[Any, ...]]] = [[] for _ in range(partitions)]
 
     def add(self, ev: RawEvent, src: int) -> None:
-        part = partition_of(str(ev.trace_id), self.partitions) if self.partitions > 1 else 0
-        c = self._parts[part]
-        if not ev.trace_id or not ev.event_id:
-            raise InvalidTraceError(f"an event has no {'trace' if not ev.trace_id else 'event'} id")
-        if ev.kind not in _KINDS:
-            raise InvalidTraceError(f"event {ev.event_id}: unknown kind {ev.kind!r}",
+        trace_id, event_id, kind, status = ev.trace_id, ev.event_id, ev.kind, ev.status
+        if not trace_id or not event_id:
+            raise InvalidTraceError(f"an event has no {'trace' if not trace_id else 'event'} id")
+        if kind not in _KINDS:
+            raise InvalidTraceError(f"event {event_id}: unknown kind {kind!r}",
                                     hint="kinds: " + ", ".join(EVENT_KINDS))
-        if ev.status not in _STATUSES:
-            raise InvalidTraceError(f"event {ev.event_id}: unknown status {ev.status!r}",
+        if status not in _STATUSES:
+            raise InvalidTraceError(f"event {event_id}: unknown status {status!r}",
                                     hint="statuses: " + ", ".join(STATUSES))
-        for t in (ev.start_ns, ev.end_ns):
+        start_ns, end_ns = ev.start_ns, ev.end_ns
+        for t in (start_ns, end_ns):
             if t is not None and not _MIN_NS <= t <= _MAX_NS:
-                raise InvalidTraceError(f"event {ev.event_id}: time {t} is outside the "
+                raise InvalidTraceError(f"event {event_id}: time {t} is outside the "
                                         "int64 nanoseconds the model holds")
+        args, result, error, attrs, refs = ev.args, ev.result, ev.error, ev.attrs, ev.refs
         truncated = False
-        texts: list[str | None] = []
-        for value in (ev.args, ev.result, ev.error):
-            text = dumps(value)
-            if len(text) > MAX_STRING:
-                value, cut = _truncate(value)
+        args_text = _text(args)
+        if len(args_text) > MAX_STRING:
+            args_text, truncated = _cut(args, truncated)
+        result_text = _text(result)
+        if len(result_text) > MAX_STRING:
+            result_text, truncated = _cut(result, truncated)
+        error_text = None  # the error column is null where nothing is known
+        if error is not None:
+            error_text = _text(error)
+            if len(error_text) > MAX_STRING:
+                error_text, truncated = _cut(error, truncated)
+        attrs_text = _text(attrs)
+        if len(attrs_text) > MAX_STRING or truncated:
+            if len(attrs_text) > MAX_STRING:
+                attrs, cut = _truncate(attrs)
                 truncated |= cut
-                text = dumps(value)
-            texts.append(text)
-        if ev.error is None:
-            texts[2] = None  # the error column is null where nothing is known
-        attrs = ev.attrs
-        attrs_text = dumps(attrs)
-        if len(attrs_text) > MAX_STRING:
-            attrs, cut = _truncate(attrs)
-            truncated |= cut
-        if truncated:
-            attrs = dict(attrs)
-            attrs[FLAGS_KEY] = [*attrs.get(FLAGS_KEY, []), "truncated"]
-        if truncated or attrs is not ev.attrs:
-            attrs_text = dumps(attrs)
-        c["trace_id"].append(str(ev.trace_id))
-        c["event_id"].append(str(ev.event_id))
-        c["parent_id"].append(None if ev.parent_id in (None, "") else str(ev.parent_id))
-        c["kind"].append(ev.kind)
-        c["name"].append(str(ev.name))
-        c["start_ns"].append(ev.start_ns)
-        c["end_ns"].append(ev.end_ns)
-        c["status"].append(ev.status)
-        c["args"].append(texts[0])
-        c["result"].append(texts[1])
-        c["error"].append(texts[2])
-        c["attrs"].append(attrs_text)
-        c["seq_given"].append(ev.seq)
-        c["refs_given"].append(None if ev.refs is None else dumps(ev.refs))
-        if ev.refs is None:  # what data-flow inference needs, taken while the values are here
-            c["arg_leaves"].append(dumps(arg_leaves(ev.args)) if ev.kind in ARG_KINDS and
-                                   ev.args is not None else None)
-            c["result_keys"].append(result_keys(ev.result))
+            if truncated:
+                attrs = dict(attrs)
+                attrs[FLAGS_KEY] = [*attrs.get(FLAGS_KEY, []), "truncated"]
+            if truncated or attrs is not ev.attrs:
+                attrs_text = dumps(attrs)
+        if refs is None:  # what data-flow inference needs, taken while the values are here
+            leaves = (dumps(arg_leaves(args)) if kind in ARG_KINDS and args is not None
+                      else None)
+            keys = result_keys(result)
+            refs_text = None
         else:
-            c["arg_leaves"].append(None)
-            c["result_keys"].append(None)
-        c["ord"].append(self._ord)
-        c["file_rank"].append(self._ord if self.file_order else None)
-        c["src"].append(src)
-        self._ord += 1
+            leaves = keys = None
+            refs_text = dumps(refs)
+        trace_id = str(trace_id)
+        parent_id = ev.parent_id
+        part = partition_of(trace_id, self.partitions) if self.partitions > 1 else 0
+        rows = self._parts[part]
+        ord_ = self._ord
+        rows.append((trace_id, str(event_id), None if parent_id in (None, "") else str(parent_id),
+                     kind, str(ev.name), start_ns, end_ns, status, args_text, result_text,
+                     error_text, attrs_text, ev.seq, refs_text, leaves, keys, ord_,
+                     ord_ if self.file_order else None, src))
+        self._ord = ord_ + 1
         self.rows += 1
-        self._bytes[part] += len(texts[0]) + len(texts[1]) + len(attrs_text)  # type: ignore[arg-type]
-        if len(c["ord"]) >= self.rows_per_file or self._bytes[part] >= self.bytes_per_file:
+        size = self._bytes[part] + len(args_text) + len(result_text) + len(attrs_text)
+        self._bytes[part] = size
+        if len(rows) >= self.rows_per_file or size >= self.bytes_per_file:
             self._flush(part)
 
     def flush(self) -> None:
@@ -178,13 +188,15 @@ class Stager:
             self._flush(part)
 
     def _flush(self, part: int) -> None:
-        cols = self._parts[part]
-        if not cols["ord"]:
+        rows = self._parts[part]
+        if not rows:
             return
-        table = pa.Table.from_pydict(cols, schema=STAGED)
+        table = pa.Table.from_arrays([pa.array(col, f.type) for col, f in
+                                      zip(zip(*rows, strict=True), STAGED, strict=True)],
+                                     schema=STAGED)
         path = self.directory / f"p{part:03d}-{len(self.files[part]):05d}.parquet"
         self.directory.mkdir(parents=True, exist_ok=True)
         pq.write_table(table, path, compression="lz4")
         self.files[part].append(path)
-        self._parts[part] = self._empty()
+        self._parts[part] = []
         self._bytes[part] = 0

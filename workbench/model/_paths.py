@@ -16,7 +16,7 @@ from typing import Any
 
 from ._errors import PathSyntaxError
 
-__all__ = ["STAR", "Path", "format_path", "parse_path"]
+__all__ = ["STAR", "Path", "format_path", "parse_path", "segment_text"]
 
 
 class _Star:
@@ -124,20 +124,46 @@ def parse_path(text: str) -> Path:
 _PLAIN = re.compile(r"^[A-Za-z_$@\-][\w$@\-]*$")
 
 
+# the rendered piece of each str key seen (".name" or '["odd key"]'), so that the regex
+# runs once per distinct key; bounded, since keys can be data
+_PIECES: dict[str, str] = {}
+_MAX_PIECES = 1 << 16
+
+
+def _quoted(s: object) -> str:
+    escaped = str(s).replace("\\", "\\\\").replace('"', '\\"')
+    return f'["{escaped}"]'
+
+
+def _piece(s: str) -> str:
+    p = _PIECES.get(s)
+    if p is None:
+        p = "." + s if _PLAIN.match(s) else _quoted(s)
+        if len(_PIECES) >= _MAX_PIECES:
+            _PIECES.clear()
+        _PIECES[s] = p
+    return p
+
+
+def segment_text(s: Segment | str | int) -> str:
+    """One segment as ``format_path`` renders it after the first (``.name``, ``[3]``,
+    ``["odd key"]``, ``[*]``)."""
+    if type(s) is str:
+        return _piece(s)
+    if s is STAR:
+        return "[*]"
+    if isinstance(s, int):
+        return f"[{s}]"
+    if isinstance(s, str) and _PLAIN.match(s):
+        return "." + s
+    return _quoted(s)
+
+
 def format_path(segments: tuple[Segment, ...] | tuple[str | int, ...]) -> str:
     """Render segments back to path text (``result.items[3].id``)."""
-    out: list[str] = []
-    for s in segments:
-        if s is STAR:
-            out.append("[*]")
-        elif isinstance(s, int):
-            out.append(f"[{s}]")
-        elif isinstance(s, str) and _PLAIN.match(s):
-            out.append(("." if out else "") + s)
-        else:
-            escaped = str(s).replace("\\", "\\\\").replace('"', '\\"')
-            out.append(f'["{escaped}"]')
-    return "".join(out)
+    text = "".join([_piece(s) if type(s) is str else segment_text(s) for s in segments])
+    # only a plain name renders with a leading dot, which the first segment drops
+    return text[1:] if text[:1] == "." else text
 
 
 def _walk(value: Any, segs: tuple[Segment, ...], i: int,

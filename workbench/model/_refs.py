@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import zlib
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
-from ._paths import format_path
+from ._paths import format_path, segment_text
 
 __all__ = [
     "ARG_KINDS",
@@ -139,7 +141,32 @@ def value_key(value: Any) -> int:
 
 def result_keys(result: Any) -> list[int]:
     """Keys of the distinct linkable leaves of a result: what a source can offer."""
-    return list({value_key(v) for v in set(linkable_values(result))})
+    t = type(result)
+    if t is not dict and t is not list:
+        return [value_key(result)] if linkable(result) else []
+    # linkable_values, inlined: only containers go through the stack, and the values
+    # are made distinct as they are found
+    seen: set[Any] = set()
+    add = seen.add
+    search = _DIGIT.search
+    stack = [result]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v = pop()
+        for x in (v.values() if type(v) is dict else v):
+            t = type(x)
+            if t is str:
+                n = len(x)
+                if 3 <= n <= _MAX_LEN and (not x.isspace() if n >= 8
+                                           else search(x) is not None):
+                    add(x)
+            elif t is dict or t is list:
+                push(x)
+            elif t is int and (x >= 1000 or x <= -1000):
+                add(x)
+    crc32, seed = zlib.crc32, _INT_SEED  # value_key, inlined
+    return list({crc32(v.encode("utf-8", "surrogatepass")) if type(v) is str
+                 else crc32(str(v).encode(), seed) for v in seen})
 
 
 _INT_SEED = 0x1D4A
@@ -147,11 +174,65 @@ _INT_SEED = 0x1D4A
 
 def arg_leaves(args: Any) -> list[tuple[str, Any]]:
     """``(path, value)`` of the linkable leaves of an event's arguments."""
-    return [(format_path(segs), v) for segs, v in leaves(args, ("args",))]
+    t = type(args)
+    if t is not dict and t is not list:
+        return [("args", args)] if linkable(args) else []
+    out: list[tuple[str, Any]] = []
+    try:
+        _arg_walk(args, "args", out)
+    except RecursionError:  # nested deeper than the interpreter's stack: walk a list
+        return [(format_path(segs), v) for segs, v in leaves(args, ("args",))]
+    return out
+
+
+def _arg_walk(v: Any, path: str, out: list[tuple[str, Any]]) -> None:
+    """``leaves`` with the path text built as it goes (same leaves, same order)."""
+    search = _DIGIT.search
+    for k, x in (v.items() if type(v) is dict else enumerate(v)):
+        t = type(x)
+        if t is str:
+            n = len(x)
+            if 3 <= n <= _MAX_LEN and (not x.isspace() if n >= 8 else search(x) is not None):
+                out.append((path + (segment_text(k) if type(v) is dict else f"[{k}]"), x))
+        elif t is dict or t is list:
+            _arg_walk(x, path + (segment_text(k) if type(v) is dict else f"[{k}]"), out)
+        elif t is int and (x >= 1000 or x <= -1000):
+            out.append((path + (segment_text(k) if type(v) is dict else f"[{k}]"), x))
 
 
 def first_path(result: Any, value: Any) -> str | None:
     """Where ``value`` first appears among the leaves of ``result`` (document order)."""
+    want = type(value)
+    t = type(result)
+    if t is not dict and t is not list:
+        return "result" if t is want and result == value else None
+    try:
+        found = _first_in(result, value, want)
+    except RecursionError:  # nested deeper than the interpreter's stack: walk a list
+        return _first_path_flat(result, value)
+    if found is None:
+        return None
+    found.append("result")
+    found.reverse()
+    return format_path(tuple(found))
+
+
+def _first_in(v: Any, value: Any, want: type) -> list[str | int] | None:
+    """The segments (last first) of ``value``'s first occurrence in container ``v``;
+    paths are built only on the way back from a match."""
+    for k, item in (v.items() if type(v) is dict else enumerate(v)):
+        ti = type(item)
+        if ti is dict or ti is list:
+            found = _first_in(item, value, want)
+            if found is not None:
+                found.append(k)
+                return found
+        elif ti is want and item == value:
+            return [k]
+    return None
+
+
+def _first_path_flat(result: Any, value: Any) -> str | None:
     want = type(value)
     stack: list[tuple[Segments, Any]] = [(("result",), result)]
     pop, push = stack.pop, stack.append
@@ -161,7 +242,7 @@ def first_path(result: Any, value: Any) -> str | None:
         if t is dict:
             items: Any = reversed(v.items())
         elif t is list:
-            items = ((i, v[i]) for i in range(len(v) - 1, -1, -1))
+            items = zip(range(len(v) - 1, -1, -1), reversed(v), strict=True)
         else:
             if t is want and v == value:
                 return format_path(path)
@@ -199,10 +280,7 @@ def link(events: Sequence[KeyedSource],
     event at index ``seq``, or None when a key matched but the value is not there.
     Only candidate sources are resolved, so results need not be walked twice.
     """
-    counts: dict[int, int] = {}
-    for ev in events:
-        for k in ev.result_keys:
-            counts[k] = counts.get(k, 0) + 1
+    counts = Counter(chain.from_iterable(ev.result_keys for ev in events))
     index: dict[int, list[int]] = {}
     out: list[list[dict[str, str]]] = []
     for seq, ev in enumerate(events):
