@@ -20,6 +20,7 @@ An insertion therefore never makes later events look changed: they are anchored 
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Hashable, Sequence
 
 __all__ = ["align", "pair_moves"]
@@ -77,17 +78,12 @@ def align(levels_a: Sequence[Sequence[Hashable]],
 def _anchors(ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int,
              b0: int, b1: int) -> list[tuple[int, int]]:
     """Tokens unique on both sides of the window, longest increasing run of them."""
-    seen_a: dict[Hashable, int] = {}
-    for i in range(a0, a1):
-        t = ta[i]
-        seen_a[t] = -1 if t in seen_a else i
-    seen_b: dict[Hashable, int] = {}
-    for j in range(b0, b1):
-        t = tb[j]
-        if t in seen_a:
-            seen_b[t] = -1 if t in seen_b else j
-    pairs = [(i, seen_b[t]) for t, i in seen_a.items()
-             if i >= 0 and seen_b.get(t, -1) >= 0]
+    wa, wb = ta[a0:a1], tb[b0:b1]
+    count_a, count_b = Counter(wa), Counter(wb)  # counting and indexing run in C
+    at_a = dict(zip(wa, range(a0, a1), strict=True))  # the last index of each token
+    at_b = dict(zip(wb, range(b0, b1), strict=True))
+    pairs = [(at_a[t], at_b[t]) for t, c in count_a.items()
+             if c == 1 and count_b.get(t) == 1]
     if not pairs:
         return []
     pairs.sort()
@@ -96,11 +92,14 @@ def _anchors(ta: Sequence[Hashable], tb: Sequence[Hashable], a0: int, a1: int,
 
 def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The longest run of pairs increasing in both coordinates (pairs sorted by the first)."""
+    js = [j for _, j in pairs]
+    if js == sorted(set(js)):  # strictly increasing already (the common case): all of them
+        return pairs
     tails: list[int] = []        # smallest j ending a run of each length
     tail_idx: list[int] = []
     back = [-1] * len(pairs)
     for k, (_, j) in enumerate(pairs):
-        pos = bisect_left(tails, j)
+        pos = len(tails) if not tails or j > tails[-1] else bisect_left(tails, j)
         if pos == len(tails):
             tails.append(j)
             tail_idx.append(k)

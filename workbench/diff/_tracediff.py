@@ -22,7 +22,7 @@ import orjson
 from ..model import Event, Trace
 from ..rules import RuleSet
 from ._align import align, pair_moves
-from ._canon import Canon, canonical_bytes, walker
+from ._canon import Canon, Canonicalizer, _sorted, canonical_bytes
 from ._values import Pairing, PathChange, Sym, diff_values
 
 __all__ = ["EventChange", "EventRef", "Reorder", "TraceDiff", "content", "diff_traces"]
@@ -116,59 +116,67 @@ def content(e: Event) -> dict[str, Any]:
 
 
 class _Side:
-    """One trace, canonicalized: per event its tokens (and, with a canon, its document
-    and the symbolized values in it, in walk order)."""
+    """One trace, tokenized: per event its exact token (kind, name and the canonical JSON
+    of its content), its graph token, its kind and name; with a canon, the symbolized
+    values of each event too, in walk order."""
 
-    def __init__(self, trace: Trace, canon: Canon) -> None:
+    def __init__(self, trace: Trace, canon: Canonicalizer | None) -> None:
         self.events = trace.events
-        self.docs: list[Any] | None = None
+        self.canon = canon
         self.syms: list[list[Any]] | None = None
-        if canon.empty:
-            # no walk: documents are built only for the pairs that differ
+        if canon is None:
+            # no walk: documents are built only for the pairs that differ. The canonical
+            # JSON is kept as text: a bytes object from orjson keeps the whole page it was
+            # written in, 4 KB a token, and faulting those pages in cost more than the
+            # serializing (UTF-8 text compares and sorts exactly as its bytes do)
             dumps, sort = orjson.dumps, orjson.OPT_SORT_KEYS
             try:
                 exact: list[Hashable] = [
                     (e.kind, e.name, dumps((e.status, e.args, e.result, e.error, e.attrs),
-                                           option=sort)) for e in self.events]
+                                           option=sort).decode()) for e in self.events]
             except TypeError:  # an integer wider than 64 bits somewhere: the exact way
-                exact = [(e.kind, e.name, _hash((e.status, e.args, e.result, e.error, e.attrs)))
+                exact = [(e.kind, e.name, canonical_bytes(
+                    (e.status, e.args, e.result, e.error, e.attrs)).decode())
                          for e in self.events]
         else:
             exact = self._walk(canon)
         self.exact = exact
         keys: list[Hashable] = [(e.kind, e.name) for e in self.events]
-        self.levels: list[Sequence[Hashable]] = [exact, _GraphTokens(self.events), keys]
+        self.levels: list[Sequence[Hashable]] = [exact, _GraphTokens(trace), keys]
 
-    def _walk(self, canon: Canon) -> list[Hashable]:
-        syms: list[Any] = []
-
-        def symbol(value: Any) -> Sym:
-            syms.append(value)
-            return Sym(value)
-
-        run = walker(canon, symbol)
-        self.docs, self.syms = [], []
+    def _walk(self, canon: Canonicalizer) -> list[Hashable]:
+        # the canonical documents are not kept: only the pairs that differ need them
+        hashed = canon.hashed
+        self.syms = []
         exact: list[Hashable] = []
         for e in self.events:
-            syms = []
-            doc = run(content(e))
+            text, syms = hashed(content(e))
             self.syms.append(syms)
-            self.docs.append(doc)
-            exact.append((e.kind, e.name, _hash(doc)))
+            exact.append((e.kind, e.name, text))
         return exact
 
+    def intern(self, ids: dict[Hashable, int]) -> None:
+        """Exact tokens as small integers (equal tokens, equal integers): alignment hashes
+        and compares them over and over, and the canonical texts can go."""
+        exact: list[Hashable] = [ids.setdefault(t, len(ids)) for t in self.exact]
+        self.exact = exact
+        self.levels[0] = exact
+
     def doc(self, i: int) -> Any:
-        return self.docs[i] if self.docs is not None else content(self.events[i])
+        """Event ``i``'s content to diff field by field: canonical up to key order (the
+        diff goes by sorted keys; ``_shown`` sorts what it reports)."""
+        doc = content(self.events[i])
+        return doc if self.canon is None else self.canon.compared(doc)
 
 
 class _GraphTokens(Sequence[Hashable]):
     """Kind and name with the parent's and the data sources' kinds and names; computed
     for the events of the windows that need them only."""
 
-    def __init__(self, events: tuple[Event, ...]) -> None:
-        self.events = events
-        self.cache: list[Hashable | None] = [None] * len(events)
-        self.by_id: dict[str, tuple[str, str]] | None = None
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace  # finds the parent and the sources by id, with its own index
+        self.events = trace.events
+        self.cache: list[Hashable | None] = [None] * len(self.events)
 
     def __len__(self) -> int:
         return len(self.events)
@@ -183,27 +191,14 @@ class _GraphTokens(Sequence[Hashable]):
             return [self[k] for k in range(*i.indices(len(self)))]
         tok = self.cache[i]
         if tok is None:
-            if self.by_id is None:
-                self.by_id = {e.event_id: (e.kind, e.name) for e in self.events}
-            e, by_id = self.events[i], self.by_id
+            e, trace = self.events[i], self.trace
+            parent = trace[e.parent_id] if e.parent_id and e.parent_id in trace else None
+            sources = {(s.kind, s.name) for s in (trace[r.event_id] for r in e.refs
+                                                  if r.event_id in trace)}
             tok = self.cache[i] = (
-                e.kind, e.name, by_id.get(e.parent_id) if e.parent_id else None,
-                tuple(sorted({by_id[r.event_id] for r in e.refs if r.event_id in by_id})))
+                e.kind, e.name, (parent.kind, parent.name) if parent is not None else None,
+                tuple(sorted(sources)))
         return tok
-
-
-def _sym_default(value: Any) -> Any:
-    if isinstance(value, Sym):
-        return "«id»"
-    raise TypeError(type(value).__name__)
-
-
-def _hash(doc: Any) -> bytes:
-    try:
-        return orjson.dumps(doc, default=_sym_default, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        from ._values import _unsym
-        return canonical_bytes(_unsym(doc))
 
 
 def diff_traces(a: Trace, b: Trace, canon: Canon | None = None,
@@ -231,23 +226,37 @@ def _no_gc() -> Iterator[None]:
 
 
 def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> TraceDiff:
-    sa, sb = _Side(a, canon), _Side(b, canon)
-    pairs = _align(sa, sb)
+    # one pattern automaton for both sides; symbols keep their raw values (``Sym``)
+    walk = None if canon.empty else Canonicalizer(canon, Sym)
+    sa, sb = _Side(a, walk), _Side(b, walk)
+    # align in one canonical orientation so that diff(a, b) and diff(b, a) pair the same
+    # events (tie-breaks inside the alignment would otherwise depend on the order)
+    flip = not sa.exact <= sb.exact
+    ids: dict[Hashable, int] = {}
+    sa.intern(ids)
+    sb.intern(ids)
+    del ids
+    pairs = _align(sa, sb, flip)
     done_a = {i for i, _ in pairs}
     done_b = {j for _, j in pairs}
     moves = pair_moves([i for i in range(len(sa.events)) if i not in done_a],
                        [j for j in range(len(sb.events)) if j not in done_b],
-                       sa.levels[0], sb.levels[0])
+                       sa.exact, sb.exact)
     out = TraceDiff(a.trace_id, b.trace_id, aligned=len(pairs) + len(moves))
     pairing = Pairing()
     everything = sorted([*pairs, *moves], key=lambda p: p[1])
-    xa, xb, plain = sa.exact, sb.exact, sa.syms is None
+    xa, xb, syms_a, syms_b = sa.exact, sb.exact, sa.syms, sb.syms
     for i, j in everything:
-        if plain and xa[i] == xb[j]:
-            continue  # identical content: the common case, without a call
-        change = _compare(sa, sb, i, j, pairing)
-        if change is not None:
-            out.changed.append(change)
+        if xa[i] == xb[j]:  # same content (up to ids): the common case, without a call
+            if syms_a is None or syms_b is None:
+                continue
+            # bind the ids in order; a clash means a real change
+            if pairing.bind_all(syms_a[i], syms_b[j]):
+                continue
+        paths = diff_values(sa.doc(i), sb.doc(j), pairing)
+        if paths:
+            out.changed.append(EventChange(EventRef.of(sa.events[i]), EventRef.of(sb.events[j]),
+                                           _shown(paths) if walk else tuple(paths)))
     moved_a = {i for i, _ in moves}
     moved_b = {j for _, j in moves}
     out.removed = [EventRef.of(sa.events[i]) for i in range(len(sa.events))
@@ -262,22 +271,12 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
     return out
 
 
-def _align(sa: _Side, sb: _Side) -> list[tuple[int, int]]:
-    # align in one canonical orientation so that diff(a, b) and diff(b, a) pair the same
-    # events (tie-breaks inside the alignment would otherwise depend on the order)
-    if sa.exact <= sb.exact:
+def _shown(paths: list[PathChange]) -> tuple[PathChange, ...]:
+    """Changes of canonicalized documents show their values as canonical: keys sorted."""
+    return tuple(PathChange(p.path, _sorted(p.old), _sorted(p.new), p.change) for p in paths)
+
+
+def _align(sa: _Side, sb: _Side, flip: bool) -> list[tuple[int, int]]:
+    if not flip:
         return align(sa.levels, sb.levels)
     return sorted((i, j) for j, i in align(sb.levels, sa.levels))
-
-
-def _compare(sa: _Side, sb: _Side, i: int, j: int, pairing: Pairing) -> EventChange | None:
-    if sa.levels[0][i] == sb.levels[0][j]:
-        if sa.syms is None or sb.syms is None:
-            return None
-        # same content up to ids: bind the ids in order; a clash means a real change
-        if all(pairing.bind(x, y) for x, y in zip(sa.syms[i], sb.syms[j], strict=True)):
-            return None
-    paths = diff_values(sa.doc(i), sb.doc(j), pairing)
-    if not paths:
-        return None
-    return EventChange(EventRef.of(sa.events[i]), EventRef.of(sb.events[j]), tuple(paths))

@@ -11,7 +11,7 @@ are equal when they pair up consistently across the whole comparison (``Pairing`
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -41,25 +41,38 @@ class Sym:
 
 class Pairing:
     """A one-to-one map between the ids of side A and side B, grown as events align:
-    ``p17`` in A may stand for ``p91`` in B, but then nothing else may."""
+    ``p17`` in A may stand for ``p91`` in B, but then nothing else may. (Ids are keyed
+    with their type, so ``1`` and ``"1"`` are two ids; a plain string is its own key.)"""
 
     def __init__(self) -> None:
-        self.a2b: dict[tuple[type, Any], tuple[type, Any]] = {}
-        self.b2a: dict[tuple[type, Any], tuple[type, Any]] = {}
+        self.a2b: dict[Hashable, Hashable] = {}
+        self.b2a: dict[Hashable, Hashable] = {}
 
     def bind(self, a: Any, b: Any) -> bool:
-        ka, kb = (type(a), a), (type(b), b)
-        have = self.a2b.get(ka)
-        if have is not None:
-            return have == kb
-        if kb in self.b2a:
-            return False
-        self.a2b[ka], self.b2a[kb] = kb, ka
+        return self.bind_all((a,), (b,))
+
+    def bind_all(self, xs: Sequence[Any], ys: Sequence[Any]) -> bool:
+        """``bind`` each pair of ``xs`` and ``ys`` in order, up to the first clash (the
+        bindings before it stay); whether there was none."""
+        a2b, b2a = self.a2b, self.b2a
+        for a, b in zip(xs, ys, strict=True):
+            ka = a if type(a) is str else (type(a), a)
+            kb = b if type(b) is str else (type(b), b)
+            have = a2b.get(ka)
+            if have is not None:
+                if have != kb:
+                    return False
+            elif kb in b2a:
+                return False
+            else:
+                a2b[ka] = kb
+                b2a[kb] = ka
         return True
 
     def consistent(self, a: Any, b: Any) -> bool:
         """Whether ``a`` and ``b`` could pair, without binding them."""
-        ka, kb = (type(a), a), (type(b), b)
+        ka = a if type(a) is str else (type(a), a)
+        kb = b if type(b) is str else (type(b), b)
         have = self.a2b.get(ka)
         return have == kb if have is not None else kb not in self.b2a
 
@@ -124,8 +137,9 @@ def diff_values(old: Any, new: Any, pairing: Pairing | None = None,
                 prefix: tuple[str | int, ...] = ()) -> list[PathChange]:
     """Every path where ``old`` and ``new`` differ, in document order (symbolized
     values reported as the raw values they stand for)."""
-    return [PathChange(p.path, _raw(p.old), _raw(p.new), p.change)
-            for p in _diff(old, new, prefix, pairing)]
+    out: list[PathChange] = []
+    _diff(old, new, prefix, pairing, out)
+    return out
 
 
 def _raw(value: Any) -> Any:
@@ -142,39 +156,45 @@ def _path(segs: tuple[str | int, ...]) -> str:
     return format_path(segs) if segs else "$"
 
 
-def _diff(a: Any, b: Any, at: tuple[str | int, ...],
-          pairing: Pairing | None) -> Iterator[PathChange]:
+def _change(out: list[PathChange], at: tuple[str | int, ...], old: Any, new: Any,
+            change: str = "changed") -> None:
+    out.append(PathChange(_path(at), _raw(old), _raw(new), change))
+
+
+def _diff(a: Any, b: Any, at: tuple[str | int, ...], pairing: Pairing | None,
+          out: list[PathChange]) -> None:
+    """Append the differences of ``a`` and ``b`` to ``out``, in document order."""
     if isinstance(a, Sym) and isinstance(b, Sym):
         ok = pairing.bind(a.value, b.value) if pairing is not None else same_value(
             a.value, b.value)
         if not ok:
-            yield PathChange(_path(at), a, b)
+            _change(out, at, a, b)
         return
     if isinstance(a, dict) and isinstance(b, dict):
         for k in sorted(a.keys() | b.keys()):
             if k not in b:
-                yield PathChange(_path((*at, k)), a[k], None, "removed")
+                _change(out, (*at, k), a[k], None, "removed")
             elif k not in a:
-                yield PathChange(_path((*at, k)), None, b[k], "added")
+                _change(out, (*at, k), None, b[k], "added")
             elif not _surely_same(a[k], b[k]):
-                yield from _diff(a[k], b[k], (*at, k), pairing)
+                _diff(a[k], b[k], (*at, k), pairing, out)
         return
     if isinstance(a, list) and isinstance(b, list):
-        yield from _diff_lists(a, b, at, pairing)
+        _diff_lists(a, b, at, pairing, out)
         return
     if isinstance(a, Sym) or isinstance(b, Sym) or not same_value(a, b):
-        yield PathChange(_path(at), a, b)
+        _change(out, at, a, b)
 
 
 def _diff_lists(a: list[Any], b: list[Any], at: tuple[str | int, ...],
-                pairing: Pairing | None) -> Iterator[PathChange]:
+                pairing: Pairing | None, out: list[PathChange]) -> None:
     if len(a) == len(b) or len(a) + len(b) > 2 * _LCS_ITEMS:
         for i in range(min(len(a), len(b))):
-            yield from _diff(a[i], b[i], (*at, i), pairing)
+            _diff(a[i], b[i], (*at, i), pairing, out)
         for i in range(len(b), len(a)):
-            yield PathChange(_path((*at, i)), a[i], None, "removed")
+            _change(out, (*at, i), a[i], None, "removed")
         for i in range(len(a), len(b)):
-            yield PathChange(_path((*at, i)), None, b[i], "added")
+            _change(out, (*at, i), None, b[i], "added")
         return
     ka = [_item_key(v) for v in a]
     kb = [_item_key(v) for v in b]
@@ -182,15 +202,15 @@ def _diff_lists(a: list[Any], b: list[Any], at: tuple[str | int, ...],
     for op, i1, i2, j1, j2 in sm.get_opcodes():
         if op == "equal":
             for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
-                yield from _diff(a[i], b[j], (*at, i), pairing)  # binds the ids inside
+                _diff(a[i], b[j], (*at, i), pairing, out)  # binds the ids inside
             continue
         n = min(i2 - i1, j2 - j1) if op == "replace" else 0
         for k in range(n):
-            yield from _diff(a[i1 + k], b[j1 + k], (*at, i1 + k), pairing)
+            _diff(a[i1 + k], b[j1 + k], (*at, i1 + k), pairing, out)
         for i in range(i1 + n, i2):
-            yield PathChange(_path((*at, i)), a[i], None, "removed")
+            _change(out, (*at, i), a[i], None, "removed")
         for j in range(j1 + n, j2):
-            yield PathChange(_path((*at, j)), None, b[j], "added")
+            _change(out, (*at, j), None, b[j], "added")
 
 
 def _item_key(value: Any) -> bytes:
