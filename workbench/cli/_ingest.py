@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from ..ingest import IngestProgress, IngestResult, format_names, ingest
 from ..store import Store, resolve_store_path
 from ._main import common, emit
+from ._render import ProgressLine
 
 EXAMPLE = """examples:
   workbench ingest traces/examples/archive-incident.otlp.json
@@ -30,26 +30,13 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-class _Progress:
-    """A progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.active = sys.stderr.isatty()
-        self.shown = False
+class _Progress(ProgressLine):
+    """Events read (and from which file), then events written."""
 
     def __call__(self, p: IngestProgress) -> None:
-        if not self.active:
-            return
         what = "read" if p.phase == "read" else "wrote"
-        sys.stderr.write(f"\r{what} {p.events:,} events" + (f" from {p.file}" if p.file and
-                                                             p.phase == "read" else "") + "\033[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+        self.show(f"{what} {p.events:,} events"
+                  + (f" from {p.file}" if p.file and p.phase == "read" else ""))
 
 
 def _text(result: IngestResult, store: Store) -> str:

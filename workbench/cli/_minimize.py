@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from ..model import NotFoundError, UsageError
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit
+from ._render import ProgressLine
 
 EXAMPLE = """examples:
   workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive
@@ -65,26 +65,12 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
-class _Progress:
-    """A progress line on stderr, only when stderr is a terminal."""
-
-    def __init__(self) -> None:
-        self.active = sys.stderr.isatty()
-        self.shown = False
+class _Progress(ProgressLine):
+    """The search's progress: phase, oracle calls, the smallest failing candidate."""
 
     def __call__(self, p: MinimizeProgress) -> None:
-        if not self.active:
-            return
         best = f"smallest failing {p.best:,} of {p.total:,} events" if p.best else "no failure yet"
-        sys.stderr.write(f"\rminimize: {p.phase:<7} {p.calls:,} oracle calls, {best}, "
-                         f"{p.seconds:.1f}s\033[K")
-        sys.stderr.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
+        self.show(f"minimize: {p.phase:<7} {p.calls:,} oracle calls, {best}, {p.seconds:.1f}s")
 
 
 def _check_args(args: argparse.Namespace) -> None:

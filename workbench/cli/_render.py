@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any
 
 from ..model import Event, Trace, dumps
 
-__all__ = ["render_table", "render_timeline", "summarize"]
+__all__ = ["ProgressLine", "render_table", "render_timeline", "summarize"]
 
 _CELL = 60
 
@@ -118,3 +119,25 @@ def render_timeline(trace: Trace, events: Sequence[Event]) -> str:
             ["tool", "calls", "errors", "total time"],
             [[k, v[0], v[1], _dur(v[2])] for k, v in sorted(calls.items())])]
     return "\n".join(out)
+
+
+class ProgressLine:
+    """One progress line on stderr, rewritten in place; only when stderr is a terminal,
+    so logs and pipes never see it. ``show(text)`` replaces it, ``done()`` clears it."""
+
+    def __init__(self) -> None:
+        self.active = sys.stderr.isatty()
+        self.shown = False
+
+    def show(self, text: str) -> None:
+        if not self.active:
+            return
+        sys.stderr.write(f"\r{text}\033[K")
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
