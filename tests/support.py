@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import pytest
+from hypothesis import strategies as st
 
 from workbench.cli import main
-from workbench.ingest import Adapter, RawEvent, TraceInfo, open_source
-from workbench.model import FLAGS_KEY
+from workbench.ingest import Adapter, RawEvent, SourceFile, TraceInfo, open_source
+from workbench.model import FLAGS_KEY, InputError
 
 REPO = Path(__file__).resolve().parents[1]
 #: the traces (and rules) bundled with the repository
@@ -91,3 +92,51 @@ def orphans(events: Sequence[RawEvent]) -> int:
 def flagged(events: Iterable[RawEvent], flag: str) -> int:
     """Events that carry ``flag`` among their ``workbench.flags``."""
     return sum(flag in e.attrs.get(FLAGS_KEY, []) for e in events)
+
+
+# --- odd values anywhere in a valid document: a clear error or events, never a crash ----
+
+ODD_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.text(max_size=2),
+                       st.just([]), st.just({}), st.just([1]), st.just({"a": [None]}))
+
+
+def _json_paths(v: Any, pre: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [pre]
+    items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else []
+    for k, x in items:
+        out += _json_paths(x, (*pre, k))
+    return out
+
+
+def _replaced(v: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    v = json.loads(json.dumps(v))
+    cur = v
+    for k in path[:-1]:
+        cur = cur[k]
+    cur[path[-1]] = new
+    return v
+
+
+def with_odd_values(data: st.DataObject, doc: Any) -> Any:
+    """``doc`` with one to three of its values (at any depth) replaced by odd ones."""
+    for _ in range(data.draw(st.integers(1, 3))):
+        doc = _replaced(doc, data.draw(st.sampled_from(_json_paths(doc))),
+                        data.draw(ODD_VALUES))
+    return doc
+
+
+def assert_reads_or_refuses(adapter: Adapter, src: SourceFile) -> None:
+    """The adapter refuses ``src`` with an ``InputError`` or yields sound events."""
+    adapter.sniff(src)
+    try:
+        out = list(adapter.read(src))
+    except InputError:
+        return
+    events = [e for e in out if isinstance(e, RawEvent)]
+    assert len({(e.trace_id, e.event_id) for e in events}) == len(events)
+    for e in events:
+        json.dumps([e.args, e.result, e.error, e.attrs])
+        assert e.status in ("ok", "error", "unset") and isinstance(e.name, str)
+
