@@ -6,6 +6,7 @@ no ``sys.path`` entry. Fixtures stay in ``conftest.py``; these are plain functio
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -139,4 +140,12 @@ def assert_reads_or_refuses(adapter: Adapter, src: SourceFile) -> None:
     for e in events:
         json.dumps([e.args, e.result, e.error, e.attrs])
         assert e.status in ("ok", "error", "unset") and isinstance(e.name, str)
+
+
+def write_source(path: Path, data: bytes | str) -> SourceFile:
+    """Write ``data`` to ``path`` and describe it as the pipeline would (hash, head)."""
+    raw = data.encode() if isinstance(data, str) else data
+    path.write_bytes(raw)
+    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
+                      head=raw[:65536])
 

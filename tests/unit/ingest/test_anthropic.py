@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,19 +11,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support import assert_reads_or_refuses, with_odd_values
+from tests.support import write_source as source
 from workbench.ingest._anthropic import ANTHROPIC
 from workbench.ingest._openai import OPENAI
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import EncodingError, InvalidJSONError, InvalidTraceError
 
 FLAGS = "workbench.flags"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def write(tmp_path: Path, doc: Any, name: str = "body.json") -> SourceFile:

@@ -5,7 +5,6 @@ Every input here is written by hand for the test: small sessions whose answers a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,19 +14,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.support import write_source as source
 from workbench.ingest._claudecode import CLAUDE_CODE
 from workbench.ingest._registry import detect
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import FLAGS_KEY, InputError
 
 SID = "5f0c7a52-8d1e-4c3b-9a61-2b7d4e9f0a13"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def jsonl(tmp_path: Path, *records: dict[str, Any], name: str = "s.jsonl") -> SourceFile:

@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._har import HAR
 from workbench.ingest._pairing import derived_id
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import InputError, InvalidJSONError, InvalidTraceError
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def pairs(d: dict[str, Any] | list[tuple[str, str]]) -> list[dict[str, str]]:

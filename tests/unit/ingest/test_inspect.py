@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import zipfile
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._inspect import INSPECT
 from workbench.ingest._pairing import derived_id
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
@@ -26,13 +26,6 @@ def ts(sec: float) -> str:
 
 def ns(sec: float) -> int:
     return 1740823200_000_000_000 + round(sec * 1e6) * 1000
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def header(**kw: Any) -> dict[str, Any]:

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._langfuse import LANGFUSE
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import EncodingError, InputError, InvalidJSONError, InvalidTraceError
 
 TID = "fee618f96dc31e0ca38b2f7b26eb8b29"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def observation(oid: str, type_: str, parent: str | None = None,

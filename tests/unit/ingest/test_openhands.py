@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._openhands import OPENHANDS
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import InvalidJSONError, InvalidTraceError
@@ -19,13 +19,6 @@ T0 = 1_700_000_000_000_000_000  # 2023-11-14T22:13:20 UTC
 def ts(seconds: float) -> str:
     whole = int(seconds)
     return f"2023-11-14T22:13:{20 + whole:02d}.{int((seconds - whole) * 1e6):06d}"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def write(tmp_path: Path, doc: Any) -> SourceFile:

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest import _otlp
 from workbench.ingest._otlp import OTLP
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.model import EncodingError, InputError, InvalidJSONError, InvalidTraceError
 
 TID = "5b8efff798038103d269b633813fc60c"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def otlp_span(span_id: str = "eee19b7ec3c1b174", **kw: Any) -> dict[str, Any]:

@@ -2,25 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.ingest._spanjson import SPAN_JSON, SYNTHESIZED_KEY
 from workbench.model import EncodingError, InputError, InvalidJSONError, InvalidTraceError
 
 TID = "b3e700af9eab81e19f72f964d62a35af"
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def read(src: SourceFile) -> list[RawEvent]:

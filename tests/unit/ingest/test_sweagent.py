@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support import write_source as source
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.ingest._sweagent import SWE_AGENT
 from workbench.model import InvalidJSONError, InvalidTraceError
@@ -17,13 +17,6 @@ SYSTEM = {"role": "system", "content": "You fix bugs.", "agent": "main",
           "message_type": "system_prompt"}
 ISSUE = {"role": "user", "agent": "main", "message_type": "observation",
          "content": "We're solving this.\nISSUE:\nadd() returns a string\n\nINSTRUCTIONS:\nGo."}
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def write(tmp_path: Path, doc: Any, name: str = "acme__calc-7.traj") -> SourceFile:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import gzip
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support import write_source as source
 from workbench.ingest._pairing import derived_id
 from workbench.ingest._source import RawEvent, SourceFile, TraceInfo
 from workbench.ingest._vcr import VCR
@@ -56,13 +56,6 @@ interactions:
       message: Not Found
 version: 1
 """
-
-
-def source(path: Path, data: bytes | str) -> SourceFile:
-    raw = data.encode() if isinstance(data, str) else data
-    path.write_bytes(raw)
-    return SourceFile(path=path, sha256=hashlib.sha256(raw).hexdigest(), size=len(raw),
-                      head=raw[:65536])
 
 
 def read(src: SourceFile) -> tuple[list[RawEvent], list[TraceInfo]]:
