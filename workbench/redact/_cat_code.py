@@ -1,0 +1,202 @@
+"""Vendor rules: code hosting, CI/CD, package registries and developer tools (GitHub,
+GitLab, Bitbucket, Atlassian, npm, PyPI, RubyGems, NuGet, Docker Hub, crates.io,
+Clojars, CircleCI, Buildkite, Sourcegraph, SonarQube, Snyk, Postman, Linear, Sentry,
+Grafana, New Relic, 1Password, age, Prefect, ReadMe, Octopus, Harness…).
+
+Checksums: GitHub (``ghp_`` … end in a CRC32 of the random part) and npm tokens carry
+one, but a rule here does not verify it. A prefix and a fixed length already make a
+false positive unlikely, while a check would drop tokens that were mistyped,
+truncated by a log line or written by a test double, which are still worth hiding
+(docs/redact-detectors.md).
+"""
+
+from __future__ import annotations
+
+from ._cat_rule import (
+    B64_END,
+    DOT_END,
+    STRICT,
+    WORD_END,
+    ContextRule,
+    Rule,
+    context_rule,
+    pattern_rule,
+    token_rule,
+)
+
+__all__ = ["CONTEXT_RULES", "RULES"]
+
+_HEX = "[0-9a-f]"
+_UUID = f"{_HEX}{{8}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{4}}-{_HEX}{{12}}"
+
+RULES: tuple[Rule, ...] = (
+    # --- GitHub -------------------------------------------------------------------
+    token_rule("github-pat", ["ghp_"], "[A-Za-z0-9]{36,251}",
+               "GitHub personal access token (classic)"),
+    token_rule("github-fine-grained-pat", ["github_pat_"], "[A-Za-z0-9_]{60,244}",
+               "GitHub fine-grained personal access token", end=WORD_END),
+    token_rule("github-oauth-token", ["gho_"], "[A-Za-z0-9]{36,251}",
+               "GitHub OAuth access token"),
+    token_rule("github-app-token", ["ghu_", "ghs_"], "[A-Za-z0-9]{36,251}",
+               "GitHub App user-to-server (ghu_) or installation (ghs_) token"),
+    token_rule("github-refresh-token", ["ghr_"], "[A-Za-z0-9]{36,251}",
+               "GitHub App refresh token"),
+    # --- GitLab -------------------------------------------------------------------
+    token_rule("gitlab-pat", ["glpat-"], r"[A-Za-z0-9_-]{20,300}(?:\.[0-9a-z]{9})?",
+               "GitLab personal, project or group access token", end=WORD_END),
+    token_rule("gitlab-deploy-token", ["gldt-"], "[A-Za-z0-9_-]{20,}",
+               "GitLab deploy token", end=WORD_END),
+    token_rule("gitlab-runner-token", ["glrt-", "glrtr-"],
+               r"[A-Za-z0-9_-]{20,300}(?:\.[0-9a-z]{9})?",
+               "GitLab runner authentication token", end=WORD_END),
+    token_rule("gitlab-runner-token", ["GR1348941"], "[A-Za-z0-9_-]{20,}",
+               "GitLab runner registration token", end=WORD_END),
+    token_rule("gitlab-trigger-token", ["glptt-"], f"{_HEX}{{40}}",
+               "GitLab pipeline trigger token"),
+    token_rule("gitlab-ci-job-token", ["glcbt-"], "[A-Za-z0-9_-]{20,}",
+               "GitLab CI/CD job token", end=WORD_END),
+    token_rule("gitlab-token", ["glimt-", "glagent-", "gloas-", "glsoat-", "glffct-",
+                                "glft-", "glwt-"], "[A-Za-z0-9_-]{20,}",
+               "GitLab incoming mail, agent, OAuth application secret, SCIM, feature-flag, "
+               "feed or workspace token", end=WORD_END),
+    pattern_rule("gitlab-session-cookie", ["_gitlab_session="],
+                 r"_gitlab_session=(?P<secret>[0-9a-z]{32})(?![0-9a-z])",
+                 "GitLab session cookie", entropy=3.0),
+    # --- Atlassian, Bitbucket -----------------------------------------------------------
+    token_rule("atlassian-api-token", ["ATATT3", "ATCTT3"], "[A-Za-z0-9_=-]{100,}",
+               "Atlassian API token (Jira, Confluence, Bitbucket)", end=WORD_END,
+               entropy=3.5),
+    token_rule("bitbucket-app-password", ["ATBB"], "[A-Za-z0-9_=.-]{28,}",
+               "Bitbucket app password", end=DOT_END, entropy=3.5),
+    # --- package registries ------------------------------------------------------------
+    token_rule("npm-token", ["npm_"], "[A-Za-z0-9]{36}", "npm access token"),
+    token_rule("pypi-token", ["pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"],
+               "[A-Za-z0-9_-]{50,}", "PyPI (or TestPyPI) API token (a macaroon)",
+               end=WORD_END, keywords=["pypi-"]),
+    token_rule("rubygems-api-key", ["rubygems_"], f"{_HEX}{{48}}", "RubyGems API key"),
+    token_rule("nuget-api-key", ["oy2"], "[a-z0-9]{43}", "NuGet.org API key",
+               entropy=3.5, glue=STRICT),
+    token_rule("dockerhub-token", ["dckr_pat_", "dckr_oat_"], "[A-Za-z0-9_-]{27,}",
+               "Docker Hub personal or organization access token", end=WORD_END,
+               keywords=["dckr_"]),
+    token_rule("clojars-token", ["CLOJARS_"], "[a-z0-9]{60}", "Clojars deploy token"),
+    # --- CI/CD, code quality, platform tokens -----------------------------------------
+    token_rule("circleci-token", ["CCIPAT_", "CCIPRJ_"], "[A-Za-z0-9]{22}_[a-f0-9]{40}",
+               "CircleCI personal or project API token"),
+    token_rule("buildkite-token", ["bkua_"], f"{_HEX}{{40}}", "Buildkite API access token"),
+    token_rule("sourcegraph-token", ["sgp_"], "(?:[0-9a-fA-F]{16}_|local_)?[0-9a-fA-F]{40}",
+               "Sourcegraph access token"),
+    token_rule("sonarqube-token", ["squ_", "sqp_", "sqa_"], f"{_HEX}{{40}}",
+               "SonarQube / SonarCloud user, project or global analysis token"),
+    token_rule("prefect-api-key", ["pnu_"], "[A-Za-z0-9]{36}", "Prefect Cloud API key"),
+    token_rule("readme-api-key", ["rdme_"], "[a-z0-9]{70}", "ReadMe API key"),
+    token_rule("infracost-api-key", ["ico-"], "[A-Za-z0-9]{32}", "Infracost API key"),
+    token_rule("scalingo-token", ["tk-us-"], "[A-Za-z0-9_-]{48}", "Scalingo API token",
+               end=WORD_END),
+    token_rule("octopus-deploy-api-key", ["API-"], "[A-Z0-9]{26}",
+               "Octopus Deploy API key", entropy=3.0, glue=STRICT),
+    pattern_rule("harness-token", ["pat.", "sat."],
+                 r"(?P<secret>(?:pat|sat)\.(?<![\x00A-Za-z0-9]...\.)[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}"
+                 r"\.[A-Za-z0-9]{20})(?![\x00A-Za-z0-9])",
+                 "Harness personal or service account token", entropy=3.5),
+    token_rule("settlemint-token", ["sm_aat_", "sm_pat_", "sm_sat_"], "[A-Za-z0-9]{16}",
+               "SettleMint application, personal or service access token"),
+    token_rule("frameio-token", ["fio-u-"], "[A-Za-z0-9_=-]{64}", "Frame.io API token",
+               end=WORD_END),
+    token_rule("openshift-user-token", ["sha256~"], "[A-Za-z0-9_-]{43}",
+               "OpenShift user OAuth access token", end=WORD_END),
+    token_rule("figma-token", ["figd_"], "[A-Za-z0-9_-]{40}",
+               "Figma personal access token", end=WORD_END),
+    token_rule("contentful-pat", ["CFPAT-"], "[A-Za-z0-9_-]{43}",
+               "Contentful personal access token", end=WORD_END),
+    token_rule("intra42-client-secret", ["s-s4t2ud-", "s-s4t2af-"], "[0-9a-fA-F]{64}",
+               "42 intranet (intra42) client secret", keywords=["s-s4t2"]),
+    # --- productivity and docs tools ------------------------------------------------------
+    token_rule("linear-api-key", ["lin_api_"], "[A-Za-z0-9]{40}", "Linear API key"),
+    token_rule("linear-oauth-token", ["lin_oauth_"], f"{_HEX}{{64}}",
+               "Linear OAuth access token"),
+    token_rule("notion-token", ["ntn_"], "[0-9]{11}[A-Za-z0-9]{35}",
+               "Notion integration token (ntn_ format)"),
+    token_rule("notion-token", ["secret_"], "[A-Za-z0-9]{43}",
+               "Notion integration token (legacy secret_ format)", entropy=3.5, glue=STRICT),
+    pattern_rule("airtable-pat", [], keywords=["pat"],
+                 anchor=r"\.(?=[A-Za-z0-9]{14}tap(?![\x00A-Za-z0-9]))",
+                 pattern=
+                 r"(?<![\x00A-Za-z0-9])(?P<secret>pat[A-Za-z0-9]{14}\.[a-f0-9]{64})(?![\x00A-Za-z0-9])",
+                 description="Airtable personal access token", entropy=3.5),
+    token_rule("hubspot-token", ["pat-na1-", "pat-eu1-", "pat-na2-", "pat-ap1-"], _UUID,
+               "HubSpot private app access token", keywords=["pat-"]),
+    token_rule("typeform-token", ["tfp_"], "[A-Za-z0-9_.=-]{59}",
+               "Typeform personal access token", end=DOT_END),
+    token_rule("postman-api-key", ["PMAK-"], "[0-9a-fA-F]{24}-[0-9a-fA-F]{34}",
+               "Postman API key"),
+    # --- observability ---------------------------------------------------------------
+    token_rule("sentry-token", ["sntrys_"], "eyJ[A-Za-z0-9+/=_]{40,}",
+               "Sentry organization auth token", end=B64_END, entropy=3.5),
+    token_rule("sentry-token", ["sntryu_"], f"{_HEX}{{64}}", "Sentry user auth token"),
+    pattern_rule("sentry-dsn", ["@"],
+                 r"://(?P<secret>[a-f0-9]{32})(?::[a-f0-9]{32})?@[A-Za-z0-9.-]*sentry",
+                 "Sentry DSN key (lets anyone send events to the project)", entropy=3.0,
+                 keywords=["sentry"]),
+    token_rule("grafana-token", ["glsa_"], "[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}",
+               "Grafana service account token"),
+    token_rule("grafana-token", ["glc_"], "[A-Za-z0-9+/]{32,400}={0,3}",
+               "Grafana Cloud access policy token", end=B64_END),
+    token_rule("grafana-token", ["eyJrIjoi"], "[A-Za-z0-9]{70,400}={0,3}",
+               "Grafana API key (legacy, base64 JSON)", end=B64_END),
+    token_rule("new-relic-key", ["NRAK-"], "[A-Za-z0-9]{27}", "New Relic user API key"),
+    token_rule("new-relic-key", ["NRII-"], "[A-Za-z0-9_-]{32}", "New Relic insert key",
+               end=WORD_END),
+    token_rule("new-relic-key", ["NRJS-"], "[0-9a-fA-F]{19}", "New Relic browser API key",
+               entropy=2.5),
+    pattern_rule("new-relic-key", ["NRAL"],
+                 r"(?P<secret>[a-f0-9](?<![\x00A-Za-z0-9][a-f0-9])[a-f0-9]{35}NRAL)(?![\x00A-Za-z0-9])",
+                 "New Relic ingest license key", entropy=3.0),
+    # --- secret managers, encryption -------------------------------------------------------
+    pattern_rule("1password-secret-key", ["A3-"],
+                 r"(?P<secret>A3-(?<![\x00A-Za-z0-9]A3-)[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-"
+                 r"[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5})(?![\x00A-Za-z0-9])",
+                 "1Password account secret key", entropy=3.0),
+    token_rule("1password-service-account-token", ["ops_eyJ"], "[A-Za-z0-9+/]{200,}={0,3}",
+               "1Password service account token", end=B64_END, entropy=4.0),
+    token_rule("age-secret-key", ["AGE-SECRET-KEY-1"], "[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+               "age encryption secret key (bech32)", entropy=None),
+)
+
+CONTEXT_RULES: tuple[ContextRule, ...] = (
+    context_rule("github-token", ["github", "gh_"], r"[a-f0-9]{40}",
+                 "GitHub OAuth token of the old 40-hex form"),
+    context_rule("gitlab-token", ["gitlab"], r"[A-Za-z0-9_-]{20}", "GitLab token without "
+                 "its prefix"),
+    context_rule("bitbucket-secret", ["bitbucket"], r"[A-Za-z0-9_=-]{32}|[A-Za-z0-9_=-]{64}",
+                 "Bitbucket OAuth consumer secret"),
+    context_rule("atlassian-api-token", ["atlassian", "jira", "confluence"],
+                 r"[A-Za-z0-9]{24}", "Atlassian API token (legacy 24 characters)"),
+    context_rule("npm-token", ["npm"], _UUID, "npm legacy token (a UUID)", entropy=None),
+    context_rule("crates-io-token", ["cargo", "crates"], r"cio[A-Za-z0-9]{32}",
+                 "crates.io API token (under a Cargo or crates name)", entropy=3.5),
+    context_rule("snyk-token", ["snyk"], _UUID, "Snyk API token (a UUID)", entropy=None),
+    context_rule("sonarqube-token", ["sonar"], r"[a-f0-9]{40}", "SonarQube token without "
+                 "its prefix"),
+    context_rule("codecov-token", ["codecov"], r"[a-f0-9]{32}|" + _UUID,
+                 "Codecov upload token", entropy=None),
+    context_rule("travis-token", ["travis"], r"[A-Za-z0-9_-]{22}", "Travis CI API token"),
+    context_rule("droneci-token", ["drone"], r"[A-Za-z0-9]{32}", "Drone CI token"),
+    context_rule("circleci-token", ["circle"], r"[a-f0-9]{40}", "CircleCI legacy API token"),
+    context_rule("sentry-token", ["sentry"], r"[a-f0-9]{64}", "Sentry auth token without "
+                 "its prefix"),
+    context_rule("launchdarkly-key", ["launchdarkly", "ld_"],
+                 r"(?:api|sdk|mob)-" + _UUID + r"|[A-Za-z0-9_=-]{40}",
+                 "LaunchDarkly API, SDK or mobile key"),
+    context_rule("asana-token", ["asana"], r"[0-9]/[0-9]{13,16}(?:/[0-9]{13,16})?:[A-Za-z0-9]{32}"
+                 r"|[A-Za-z0-9]{32}", "Asana personal access token"),
+    context_rule("jfrog-token", ["jfrog", "artifactory", "bintray", "xray"],
+                 r"[A-Za-z0-9]{64}|[A-Za-z0-9]{73}", "JFrog access token or API key"),
+    context_rule("gitter-token", ["gitter"], r"[A-Za-z0-9_-]{40}", "Gitter access token"),
+    context_rule("looker-secret", ["looker"], r"[A-Za-z0-9]{24}", "Looker API client secret"),
+    context_rule("zendesk-token", ["zendesk"], r"[A-Za-z0-9]{40}", "Zendesk API token"),
+    context_rule("intercom-token", ["intercom"], r"[A-Za-z0-9=_-]{60}",
+                 "Intercom access token"),
+    context_rule("contentful-token", ["contentful"], r"[A-Za-z0-9=_-]{43}",
+                 "Contentful delivery API token"),
+)
