@@ -8,6 +8,7 @@ Layout (Hive-style, so any Parquet engine can read the data files)::
       traces/day=YYYY-MM-DD/B.parquet
       _commits/B.json                 what batch B wrote: files, source hashes, trace ids
       _staging/B/                     a batch being written (owned by a live process)
+      redaction.key                   the redaction HMAC key (0600; never exported)
 
 A writer stages a batch under ``_staging`` (outside any lock), then commits it under
 the store lock: it re-checks sources and trace ids, renames the staged files into place
@@ -48,6 +49,8 @@ from ._views import create_views
 __all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "resolve_store_path"]
 
 DEFAULT_STORE = Path("traces/store")
+KEY_FILE = "redaction.key"
+_KEY_BYTES = 32
 TABLES = ("events", "traces", "findings", "replays")
 _MARKER: dict[str, Any] = {"format": "workbench-store", "version": 1}
 
@@ -142,6 +145,60 @@ class Store:
         if int(marker.get("version", 0)) > _MARKER["version"]:
             raise StoreError(f"store version {marker.get('version')} is newer than this workbench",
                              hint="upgrade the workbench", code="STORE_TOO_NEW")
+
+    # -- the redaction key ----------------------------------------------------------------
+    def redaction_key(self) -> bytes:
+        """The store's redaction key (32 bytes), created on first use.
+
+        Tokens are HMACs under this key, so the same value gets the same token in every
+        trace of the store. The file (hex, mode 0600) is written to a private temporary
+        name (``O_EXCL``), fsynced, then hard-linked into place: the link fails if
+        another process got there first, and then both use the winner's key. A reader
+        therefore never sees a half-written key.
+        """
+        self._ensure()
+        path = self.root / KEY_FILE
+        if not path.exists():
+            self._create_key(path)
+        return self._read_key(path)
+
+    def _create_key(self, path: Path) -> None:
+        tmp = path.with_name(f".{KEY_FILE}.{os.getpid()}.{uuid.uuid4().hex}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except OSError as exc:
+            raise StoreError(f"cannot create {path}: {exc.strerror}", code="STORE_UNWRITABLE",
+                             hint="redacting needs to write the store's key once; check the "
+                             "store folder's permissions") from None
+        try:
+            os.write(fd, os.urandom(_KEY_BYTES).hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process created it first: its key is the store's key
+        except OSError as exc:
+            raise StoreError(f"cannot create {path}: {exc.strerror}", code="STORE_UNWRITABLE",
+                             hint="the store needs a file system with hard links (any local "
+                             "one); or ingest with --no-redact") from None
+        finally:
+            tmp.unlink(missing_ok=True)
+        fsync_dir(path.parent)
+
+    def _read_key(self, path: Path) -> bytes:
+        try:
+            key = bytes.fromhex(path.read_text("ascii").strip())
+        except (OSError, ValueError) as exc:
+            raise StoreCorruptError(f"{path} is unreadable: {exc}",
+                                    hint="restore the key from a backup of the store; "
+                                    "a new key would give every value a new token") from None
+        if len(key) != _KEY_BYTES:
+            raise StoreCorruptError(f"{path} does not hold a {_KEY_BYTES}-byte key",
+                                    hint="restore the key from a backup of the store; "
+                                    "a new key would give every value a new token")
+        return key
 
     # -- commits ------------------------------------------------------------------------
     def commits(self) -> list[Commit]:

@@ -1,0 +1,35 @@
+"""Redaction: secrets and personal data replaced by keyed tokens (docs/redact.md).
+
+Detectors (``find``, ``maybe``, ``key_class``, ``looks_secret``) say what is secret;
+``Redactor`` replaces it in JSON values and text with tokens such as
+``«secret:github-pat:7f3a9c01d2e4»`` that are equal for equal values under one key;
+``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files.
+"""
+
+from ._detect import DETECTORS, find, maybe
+from ._files import ApplyResult, FileReport, ScanHit, ScanResult, redact_files, scan_files
+from ._hits import Hit
+from ._keyfile import RedactionKey, redaction_key
+from ._keys import key_class, looks_secret
+from ._tokens import TOKEN_RE
+from ._walk import Redactor, scan_value
+
+__all__ = [
+    "DETECTORS",
+    "TOKEN_RE",
+    "ApplyResult",
+    "FileReport",
+    "Hit",
+    "RedactionKey",
+    "Redactor",
+    "ScanHit",
+    "ScanResult",
+    "find",
+    "key_class",
+    "looks_secret",
+    "maybe",
+    "redact_files",
+    "redaction_key",
+    "scan_files",
+    "scan_value",
+]
