@@ -14,6 +14,7 @@ EXAMPLE = """examples:
   workbench ingest traces/examples/archive-incident.otlp.json
   workbench ingest spans/*.jsonl --format otlp --json
   workbench ingest exports/          # every trace file under a folder
+  workbench ingest synthetic.jsonl --no-redact   # keep values as they are (no secrets)
 """
 
 
@@ -21,11 +22,14 @@ def register(sub: Any) -> None:
     p = sub.add_parser("ingest", help="read trace files into the store",
                        description="Read trace files into the store. The format is detected "
                        "from the content; files of one trace may be given together. "
-                       "Re-ingesting a file adds nothing.",
+                       "Re-ingesting a file adds nothing. Secrets and personal data are "
+                       "replaced by keyed tokens before anything is written (docs/redact.md).",
                        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("paths", nargs="+", metavar="PATH", help="files or folders to read")
     p.add_argument("--format", default="auto", choices=format_names(),
                    help="the source format (default: auto)")
+    p.add_argument("--no-redact", dest="redact", action="store_false",
+                   help="store values as they are, secrets included (recorded per trace)")
     common(p)
     p.set_defaults(func=run)
 
@@ -58,7 +62,8 @@ def run(args: argparse.Namespace) -> int:
     store = Store(resolve_store_path(args.store))
     progress = _Progress()
     try:
-        result = ingest(args.paths, store, format=args.format, progress=progress)
+        result = ingest(args.paths, store, format=args.format, progress=progress,
+                        redact=args.redact)
     finally:
         progress.done()
     doc = result.to_dict()

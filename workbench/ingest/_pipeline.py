@@ -1,7 +1,7 @@
 """``ingest``: files in, one committed store batch out, or nothing at all.
 
-Read (adapter) -> stage (columnar, bounded memory) -> finalize (sort, seq, refs,
-orphans) -> commit (under the store lock). Any error before the commit leaves the
+Read (adapter) -> redact and stage (columnar, bounded memory) -> finalize (sort, seq,
+refs, orphans) -> commit (under the store lock). Any error before the commit leaves the
 store as it was: the staging area is removed and no commit record is written.
 """
 
@@ -11,6 +11,7 @@ import datetime as dt
 import functools
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,7 @@ from ..model import (
     WorkbenchError,
     dumps,
 )
+from ..redact import DETECTORS, Redactor
 from ..store import Store
 from ._decode import split_lines
 from ._finalize import TraceStats, finalize
@@ -167,6 +169,7 @@ class _Part:
     adapter: str
     work: Path
     partitions: int
+    key: bytes | None = None  # the store's redaction key; None: --no-redact
 
 
 @dataclass
@@ -175,17 +178,19 @@ class _Staged:
     rows: int
     files: dict[int, list[Path]]
     infos: dict[str, TraceInfo]
+    hits: dict[str, Counter[str]]
 
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
     adapter = adapter_for(part.adapter)
     stager = Stager(part.work / f"part-{part.index:04d}", partitions=part.partitions,
                     ord_base=part.index << _ORD_BITS,
-                    file_order=bool(getattr(adapter, "file_order", False)))
+                    file_order=bool(getattr(adapter, "file_order", False)),
+                    redactor=None if part.key is None else Redactor(part.key))
     infos: dict[str, TraceInfo] = {}
     rows = _read(adapter, part.source, part.src, stager, infos, report)
     stager.flush()
-    return _Staged(part.src, rows, stager.files, infos)
+    return _Staged(part.src, rows, stager.files, infos, stager.hits)
 
 
 def _workers(sources: list[tuple[SourceFile, Adapter]], requested: int | None) -> int:
@@ -196,14 +201,15 @@ def _workers(sources: list[tuple[SourceFile, Adapter]], requested: int | None) -
     return max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE else 1
 
 
-def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int) -> list[_Part]:
+def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
+          key: bytes | None) -> list[_Part]:
     parts: list[_Part] = []
     for i, (src, adapter) in enumerate(sources):
         splittable = getattr(adapter, "splittable", None)
         pieces = [src]
         if workers > 1 and splittable is not None and splittable(src):
             pieces = split_lines(src, workers * 2)
-        parts.extend(_Part(len(parts) + k, i, piece, adapter.name, work, workers)
+        parts.extend(_Part(len(parts) + k, i, piece, adapter.name, work, workers, key)
                      for k, piece in enumerate(pieces))
     return parts
 
@@ -226,8 +232,12 @@ def _stage_all(parts: list[_Part], workers: int,
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
-           workers: int | None = None) -> IngestResult:
+           workers: int | None = None, redact: bool = True) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
+
+    ``redact`` (the default): secrets and personal data become keyed tokens under the
+    store's key before anything is written, staging included (docs/redact.md); the
+    ``traces.redaction`` column records what was done.
 
     ``workers``: processes for reading and finalizing (default: one per core, up to 4,
     when the input is 32 MiB or more; else 1). The result does not depend on it.
@@ -237,12 +247,12 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     forced = None if format == "auto" else adapter_for(format)
     for _attempt in range(_RETRIES):
         try:
-            return _ingest_once(paths, store, forced, progress, workers)
+            return _ingest_once(paths, store, forced, progress, workers, redact)
         except StoreError as exc:
             if exc.code not in ("ALREADY_INGESTED", "TRACE_EXISTS") or not _lost_race(
                     paths, store):
                 raise
-    return _ingest_once(paths, store, forced, progress, workers)
+    return _ingest_once(paths, store, forced, progress, workers, redact)
 
 
 def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
@@ -253,7 +263,7 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None) -> IngestResult:
+                 requested: int | None, redact: bool) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -283,16 +293,12 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
             progress(IngestProgress(phase, n, file))
 
     workers = _workers(sources, requested)
+    key = store.redaction_key() if redact else None
     with store.stage() as batch:
         work = batch.dir / "_work"
-        staged = _stage_all(_plan(sources, work, workers), workers,
+        staged = _stage_all(_plan(sources, work, workers, key), workers,
                             lambda n, file: report(n, "read", file))
-        infos: dict[str, TraceInfo] = {}
-        rows = [0] * len(sources)
-        for part in staged:
-            rows[part.src] += part.rows
-            for info in part.infos.values():
-                _merge_info(infos, info)
+        rows, infos, hits = _gather(staged, len(sources), key)
         for (src, adapter), n in zip(sources, rows, strict=True):
             if n == 0:
                 raise InvalidTraceError(f"{src.display}: no events in this {adapter.name} file",
@@ -303,7 +309,7 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
                          store.trace_ids() if store.exists else None, workers,
                          lambda n: report(n, "write"))
         _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
-                      sources)
+                      sources, None if key is None else hits)
         batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
                                "size": s.size} for s, a in sources],
                      trace_ids=list(stats))
@@ -315,8 +321,48 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
     return result
 
 
+def _gather(staged: list[_Staged], sources: int, key: bytes | None
+            ) -> tuple[list[int], dict[str, TraceInfo], dict[str, Counter[str]]]:
+    """Events per source, trace metadata (redacted with ``key``) and replacements per
+    trace, merged over the staged parts."""
+    rows = [0] * sources
+    infos: dict[str, TraceInfo] = {}
+    hits: dict[str, Counter[str]] = {}
+    for part in staged:
+        rows[part.src] += part.rows
+        for info in part.infos.values():
+            _merge_info(infos, info)
+        for tid, counts in part.hits.items():
+            hits.setdefault(tid, Counter()).update(counts)
+    if key is not None:
+        _redact_infos(infos, Redactor(key), hits)
+    return rows, infos, hits
+
+
+def _redact_infos(infos: dict[str, TraceInfo], redactor: Redactor,
+                  hits: dict[str, Counter[str]]) -> None:
+    """Trace-level metadata (root task, tool definitions, versions, attrs) redacted in
+    place, counting into each trace's hits."""
+    for tid, info in infos.items():
+        redactor.hits = hits.setdefault(tid, Counter())
+        info.root_task = redactor.value(info.root_task)
+        info.tools = redactor.value(info.tools)
+        info.versions = redactor.value(info.versions)
+        info.attrs = redactor.value(info.attrs)
+
+
+def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> str:
+    """The ``traces.redaction`` column of one trace."""
+    if hits is None:
+        return dumps({"ingest": "off"})
+    counts = hits.get(trace_id, Counter())
+    return dumps({"ingest": "on", "detectors": len(DETECTORS),
+                  "hits": dict(sorted(counts.items()))})
+
+
 def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
-                  infos: dict[str, TraceInfo], sources: list[tuple[SourceFile, Adapter]]) -> None:
+                  infos: dict[str, TraceInfo], sources: list[tuple[SourceFile, Adapter]],
+                  hits: dict[str, Counter[str]] | None) -> None:
     now = dt.datetime.now(dt.UTC)
     rows = []
     for tid, st in stats.items():
@@ -327,7 +373,7 @@ def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
             "source_sha256": src.sha256, "ingested_at": now, "batch": batch_id,
             "events": st.events, "start_ns": st.start_ns, "end_ns": st.end_ns,
             "root_task": info.root_task, "tools": dumps(info.tools),
-            "versions": dumps(info.versions), "redaction": dumps({"ingest": "off"}),
+            "versions": dumps(info.versions), "redaction": _redaction(hits, tid),
             "derived_from": None,
             "attrs": dumps({**info.attrs, "counts": st.counts, "orphans": st.orphans}),
         })

@@ -5,12 +5,22 @@ partition, whatever the size of the input. JSON
 fields are serialised once, here; any string longer than ``MAX_STRING`` characters is
 cut to its first ``KEEP_CHARS`` and a marker naming its length and sha256, and the
 event is flagged ``truncated`` (a 50 MB attribute is stored, not fatal).
+
+With a ``Redactor``, secrets and personal data are replaced before anything is written
+(staging files are on disk too), and each field is serialised once, after redaction.
+The detectors' cheap gate runs per string inside ``Redactor.value``, which remembers
+the strings it has seen: a trace repeats its prompts and history in every model call,
+and a dict lookup beats scanning the same text again (a gate over each field's whole
+JSON text cost twice as much on the bench traces; docs/redact.md). Data-flow leaves
+are taken after redaction, so equal secrets still link through equal tokens.
+Replacements are counted per trace (``hits``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import zlib
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +38,7 @@ from ..model import (
     dumps,
     result_keys,
 )
+from ..redact import Redactor
 from ._source import RawEvent
 
 __all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of"]
@@ -108,8 +119,11 @@ class Stager:
 
     def __init__(self, directory: Path, *, partitions: int = 1, ord_base: int = 0,
                  rows_per_file: int = 65536, bytes_per_file: int = 32 << 20,
-                 file_order: bool = False) -> None:
+                 file_order: bool = False, redactor: Redactor | None = None) -> None:
         self.directory = directory
+        self.redactor = redactor
+        #: replacements made, by trace id and detector id
+        self.hits: dict[str, Counter[str]] = {}
         self.file_order = file_order
         self.partitions = partitions
         self.rows_per_file = rows_per_file
@@ -137,19 +151,23 @@ class Stager:
                 raise InvalidTraceError(f"event {event_id}: time {t} is outside the "
                                         "int64 nanoseconds the model holds")
         args, result, error, attrs, refs = ev.args, ev.result, ev.error, ev.attrs, ev.refs
+        trace_id, name = str(trace_id), str(ev.name)
         truncated = False
-        args_text = _text(args)
+        args, args_text = self._field(trace_id, args)
         if len(args_text) > MAX_STRING:
             args_text, truncated = _cut(args, truncated)
-        result_text = _text(result)
+        result, result_text = self._field(trace_id, result)
         if len(result_text) > MAX_STRING:
             result_text, truncated = _cut(result, truncated)
         error_text = None  # the error column is null where nothing is known
         if error is not None:
-            error_text = _text(error)
+            error, error_text = self._field(trace_id, error)
             if len(error_text) > MAX_STRING:
                 error_text, truncated = _cut(error, truncated)
-        attrs_text = _text(attrs)
+        attrs, attrs_text = self._field(trace_id, attrs)
+        if self.redactor is not None:
+            name = self._redact(trace_id, name)
+        redacted_attrs = attrs
         if len(attrs_text) > MAX_STRING or truncated:
             if len(attrs_text) > MAX_STRING:
                 attrs, cut = _truncate(attrs)
@@ -157,7 +175,7 @@ class Stager:
             if truncated:
                 attrs = dict(attrs)
                 attrs[FLAGS_KEY] = [*attrs.get(FLAGS_KEY, []), "truncated"]
-            if truncated or attrs is not ev.attrs:
+            if truncated or attrs is not redacted_attrs:
                 attrs_text = dumps(attrs)
         if refs is None:  # what data-flow inference needs, taken while the values are here
             leaves = (dumps(arg_leaves(args)) if kind in ARG_KINDS and args is not None
@@ -167,13 +185,12 @@ class Stager:
         else:
             leaves = keys = None
             refs_text = dumps(refs)
-        trace_id = str(trace_id)
         parent_id = ev.parent_id
         part = partition_of(trace_id, self.partitions) if self.partitions > 1 else 0
         rows = self._parts[part]
         ord_ = self._ord
         rows.append((trace_id, str(event_id), None if parent_id in (None, "") else str(parent_id),
-                     kind, str(ev.name), start_ns, end_ns, status, args_text, result_text,
+                     kind, name, start_ns, end_ns, status, args_text, result_text,
                      error_text, attrs_text, ev.seq, refs_text, leaves, keys, ord_,
                      ord_ if self.file_order else None, src))
         self._ord = ord_ + 1
@@ -182,6 +199,22 @@ class Stager:
         self._bytes[part] = size
         if len(rows) >= self.rows_per_file or size >= self.bytes_per_file:
             self._flush(part)
+
+    def _field(self, trace_id: str, value: Any) -> tuple[Any, str]:
+        """A JSON field, redacted when there is a redactor, and its text."""
+        if self.redactor is not None:
+            value = self._redact(trace_id, value)
+        return value, _text(value)
+
+    def _redact(self, trace_id: str, value: Any) -> Any:
+        """``value`` redacted, counting replacements into its trace's ``hits``."""
+        red = self.redactor
+        assert red is not None
+        hits = self.hits.get(trace_id)
+        if hits is None:
+            hits = self.hits[trace_id] = Counter()
+        red.hits = hits
+        return red.value(value)
 
     def flush(self) -> None:
         for part in range(self.partitions):
