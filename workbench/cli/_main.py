@@ -44,7 +44,7 @@ def emit(args: argparse.Namespace, doc: Any, text: Callable[[], str]) -> None:
 
 
 def build_parser() -> Parser:
-    from . import _check, _diff, _export, _ingest, _minimize, _query, _redact
+    from . import _check, _diff, _export, _fixtures, _ingest, _minimize, _query, _redact
 
     parser = Parser(
         prog="workbench",
@@ -60,6 +60,7 @@ def build_parser() -> Parser:
     _check.register(sub)
     _minimize.register(sub)
     _diff.register(sub)
+    _fixtures.register(sub)
     _redact.register(sub)
     return parser
 

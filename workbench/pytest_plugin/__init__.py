@@ -1,11 +1,12 @@
 """The workbench pytest plugin (registered as ``workbench`` through the ``pytest11``
 entry point).
 
-Today: flake quarantine from a ``flakes.lock`` (``_quarantine.py``) and pinned seeds
-for replayable property runs (``--pin-seed``). Each concern is one module with its own
+Flake quarantine from a ``flakes.lock`` (``_quarantine.py``), pinned seeds for
+replayable property runs (``--pin-seed``), and promoted fixtures as test items
+(``_fixtures.py``, docs/fixtures.md). Each concern is one module with its own
 plugin object, registered here in ``pytest_configure``; options live in
 ``pytest_addoption`` under the ``workbench`` group. Every option has an ini twin for
-``[tool.pytest.ini_options]``. See docs/flakes.md.
+``[tool.pytest.ini_options]``. See docs/flakes.md and docs/fixtures.md.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from ..model import WorkbenchError
+from . import _fixtures
 from ._flakes import FlakeEntry, FlakesError, load_flakes, parse_flakes, stale
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
@@ -48,6 +50,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("workbench_flakes_strict", "fail on stale entries", type="bool",
                   default=False)
     parser.addini("workbench_seed", "pin the seed of every test", default=None)
+    g.addoption("--no-workbench-fixtures", action="store_true", default=None,
+                help="do not collect the promoted fixtures as test items")
+    parser.addini("workbench_fixtures", "collect the promoted fixtures as test items",
+                  type="bool", default=True)
 
 
 def _int(config: pytest.Config, option: str, ini: str) -> int | None:
@@ -78,6 +84,8 @@ def _flakes_path(config: pytest.Config) -> tuple[Path | None, bool]:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _fixtures.configure(config, not config.getoption("--no-workbench-fixtures")
+                        and bool(config.getini("workbench_fixtures")))
     seed = _int(config, "--pin-seed", "workbench_seed")
     if seed is not None:
         config.pluginmanager.register(PinnedSeed(seed), "workbench-pinned-seed")

@@ -3,7 +3,8 @@
 Detectors (``find``, ``maybe``, ``key_class``, ``looks_secret``) say what is secret;
 ``Redactor`` replaces it in JSON values and text with tokens such as
 ``«secret:github-pat:7f3a9c01d2e4»`` that are equal for equal values under one key;
-``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files.
+``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files;
+``apply_policy`` reduces a trace to what a promotion policy keeps (docs/fixtures.md).
 """
 
 from ._detect import DETECTORS, find, maybe
@@ -11,6 +12,7 @@ from ._files import ApplyResult, FileReport, ScanHit, ScanResult, redact_files, 
 from ._hits import Hit
 from ._keyfile import RedactionKey, redaction_key
 from ._keys import key_class, looks_secret
+from ._policy import Policy, PolicyError, apply_policy, load_policy, parse_policy, shape_of
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
 
@@ -20,16 +22,22 @@ __all__ = [
     "ApplyResult",
     "FileReport",
     "Hit",
+    "Policy",
+    "PolicyError",
     "RedactionKey",
     "Redactor",
     "ScanHit",
     "ScanResult",
+    "apply_policy",
     "find",
     "key_class",
+    "load_policy",
     "looks_secret",
     "maybe",
+    "parse_policy",
     "redact_files",
     "redaction_key",
     "scan_files",
     "scan_value",
+    "shape_of",
 ]
