@@ -44,7 +44,7 @@ def emit(args: argparse.Namespace, doc: Any, text: Callable[[], str]) -> None:
 
 
 def build_parser() -> Parser:
-    from . import _check, _diff, _export, _fixtures, _ingest, _minimize, _query, _redact
+    from . import _check, _diff, _export, _fixtures, _ingest, _lab, _minimize, _query, _redact
 
     parser = Parser(
         prog="workbench",
@@ -61,6 +61,7 @@ def build_parser() -> Parser:
     _minimize.register(sub)
     _diff.register(sub)
     _fixtures.register(sub)
+    _lab.register(sub)
     _redact.register(sub)
     return parser
 

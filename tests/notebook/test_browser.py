@@ -1,0 +1,278 @@
+"""The triage notebook in a real browser: `workbench lab` on 127.0.0.1 with a token,
+Debian's Chromium driven headless by Playwright (no browser download), every cell run,
+the widgets and the Vega chart rendered, one finding selected and its witnesses
+highlighted through a kernel round trip, a screenshot saved, and no request leaving
+the machine (the charts and widgets load nothing from a CDN).
+
+CI runs it (``CI=true``: a missing Chromium or Playwright fails the test); locally it
+is skipped when they are missing and deselected with ``-m 'not browser'``. The
+screenshot goes to ``test-artifacts/notebook/`` (or ``$WORKBENCH_ARTIFACTS``); the
+test prints its path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import REPO
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "01_triage.ipynb"
+TOKEN = "workbench-browser-test"
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--disable-quic", "--no-first-run", "--disable-default-apps",
+                 "--mute-audio"]
+SETTINGS = {  # JupyterLab user settings for the run: every cell rendered, no toasts, no saves
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
+}
+
+
+def _missing(what: str) -> None:
+    """In CI a missing browser is a failure (the test must run there); locally, a skip."""
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{what} (CI=true: the browser test must run in CI)")
+    pytest.skip(what)
+
+
+def _chromium() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        _missing("Debian's chromium is not installed (`apt-get install chromium`; .ci/run "
+                 "installs it)")
+    assert path is not None
+    return path
+
+
+def _artifacts() -> Path:
+    out = Path(os.environ.get("WORKBENCH_ARTIFACTS") or REPO / "test-artifacts") / "notebook"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _project(tmp: Path) -> Path:
+    """A copy of the notebooks beside the example traces, so a save (there is none: the
+    settings turn autosave off) could never touch the repository's notebooks."""
+    shutil.copytree(REPO / "notebooks", tmp / "notebooks",
+                    ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    (tmp / "traces").mkdir()
+    (tmp / "traces" / "examples").symlink_to(REPO / "traces" / "examples")
+    return tmp / "notebooks"
+
+
+def _jupyter_env(tmp: Path) -> dict[str, str]:
+    settings = tmp / "lab-settings"
+    for name, value in SETTINGS.items():
+        plugin, file = name.rsplit("/", 1)
+        (settings / plugin).mkdir(parents=True, exist_ok=True)
+        (settings / plugin / file).write_text(json.dumps(value))
+    config = tmp / "jupyter-config"
+    config.mkdir()
+    # the test reads the app's state (kernel, cells) through window.jupyterapp
+    (config / "jupyter_lab_config.json").write_text(
+        json.dumps({"LabApp": {"expose_app_in_browser": True}}))
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "lab-workspaces"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "jupyter-runtime"), JUPYTER_CONFIG_DIR=str(config),
+               WORKBENCH_FIXTURES="../fixtures")  # beside the copy, from the kernel's folder
+    env.pop("WORKBENCH_STORE", None)
+    return env
+
+
+@pytest.fixture
+def lab(tmp_path: Path) -> Iterator[str]:
+    """`workbench lab` serving a copy of the notebooks; yields its base URL."""
+    folder = _project(tmp_path)
+    port = _free_port()
+    log = (tmp_path / "lab.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "lab", "--store", str(tmp_path / "store"),
+         "--dir", str(folder), "--port", str(port), "--token", TOKEN, "--no-browser"],
+        cwd=tmp_path, env=_jupyter_env(tmp_path), stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"workbench lab exited ({proc.returncode}):\n"
+                            + (tmp_path / "lab.log").read_text()[-3000:])
+            try:
+                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail("JupyterLab did not answer within 90 s:\n"
+                                + (tmp_path / "lab.log").read_text()[-3000:])
+                time.sleep(0.3)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+# -- the page ----------------------------------------------------------------------------
+_KERNEL = """() => { const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return k ? k.id + ' ' + k.status : null; }"""
+_CELLS = """() => { const nb = window.jupyterapp.shell.currentWidget.content;
+  const cells = nb.widgets.filter(c => c.model.type === 'code');
+  const errors = [];
+  for (const c of cells) for (const o of c.model.outputs.toJSON())
+    if (o.output_type === 'error') errors.push(o.ename + ': ' + o.evalue);
+  return {cells: cells.length, done: cells.filter(c => c.model.executionCount !== null).length,
+          errors: errors}; }"""
+
+
+def _wait(page: Any, what: str, fn: str, timeout: float, arg: Any = None) -> Any:
+    """Poll ``fn`` in the page until it returns something truthy (no timing asserted)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(fn, arg) if arg is not None else page.evaluate(fn)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+        page.wait_for_timeout(250)
+
+
+def _stable_idle_kernel(page: Any, timeout: float = 90) -> str:
+    """JupyterLab may replace the first kernel right after opening; wait until one kernel
+    id has been idle for 3 s."""
+    deadline = time.monotonic() + timeout
+    seen, since = None, time.monotonic()
+    while time.monotonic() < deadline:
+        state = page.evaluate(_KERNEL)
+        if state != seen:
+            seen, since = state, time.monotonic()
+        elif state and state.endswith(" idle") and time.monotonic() - since >= 3:
+            return str(state.split()[0])
+        page.wait_for_timeout(250)
+    raise AssertionError(f"no stable idle kernel after {timeout:.0f} s (last: {seen})")
+
+
+def test_triage_notebook_runs_and_renders_in_chromium(lab: str) -> None:
+    chromium = _chromium()
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _missing("the playwright Python package is not installed (the notebook test extra)")
+    outside: list[str] = []
+    page_errors: list[str] = []
+    shots = _artifacts()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        try:
+            context = browser.new_context(viewport={"width": 1400, "height": 1000})
+
+            def gate(route: Any) -> None:  # the machine is offline for the page
+                url = route.request.url
+                if url.startswith(lab) or url.startswith(("data:", "blob:", "about:")):
+                    route.continue_()
+                else:
+                    outside.append(url)
+                    route.abort()
+
+            context.route("**/*", gate)
+            page = context.new_page()
+            page.on("pageerror", lambda e: page_errors.append(str(e)))
+            page.goto(f"{lab}/lab/tree/{NOTEBOOK}?reset&token={TOKEN}")
+            _stable_idle_kernel(page)
+            page.evaluate("() => { void window.jupyterapp.commands.execute("
+                          "'notebook:run-all-cells'); }")
+            state = _wait(page, "every cell to run", f"""() => {{ const s = ({_CELLS})();
+                const k = ({_KERNEL})();
+                return s.done === s.cells && k && k.endsWith(' idle') ? s : null; }}""", 240)
+            assert state["errors"] == [], f"cells raised: {state['errors']}"
+            _check_rendered(page)
+            _select_a_finding(page)
+            _screenshots(page, shots)
+        finally:
+            browser.close()
+    assert outside == [], f"the page tried to load from outside the machine: {outside[:5]}"
+    assert page_errors == [], f"errors in the page: {page_errors[:5]}"
+
+
+def _check_rendered(page: Any) -> None:
+    nb = "window.jupyterapp.shell.currentWidget.node"
+    _wait(page, "the timeline's Vega chart", f"""() => {{
+        const v = {nb}.querySelector('.wb-trace .vega-embed');
+        return v && v.querySelector('svg.marks, canvas') ? true : null; }}""", 60)
+    for css, what in ((".wb-trace select option", "the event table"),
+                      (".wb-findings select option", "the findings"),
+                      (".wb-minimize .widget-html", "the minimizer's result"),
+                      (".wb-diff iframe", "the diff"),
+                      (".wb-redact", "the redaction view"), (".wb-promote", "the promotion view")):
+        _wait(page, what, f"() => {nb}.querySelectorAll({json.dumps(css)}).length > 0", 60)
+    text = page.evaluate(f"() => {nb}.innerText")
+    for needle in ("5 finding(s): 4 error(s), 1 warning(s)", "minimized 4bf92f3577b3 from 14 to 3",
+                   "approval-before-archive"):
+        assert needle in text, f"{needle!r} is not on the page"
+    for broken in ("Error displaying widget", "Error loading script", "Failed to load model",
+                   "Javascript Error"):
+        assert broken not in text, f"the page shows {broken!r}"
+    frame = page.frame_locator(".wb-diff iframe")
+    assert frame.locator("tr.changed").count() > 0, "the diff shows no changed rows"
+
+
+def _select_a_finding(page: Any) -> None:
+    """Pick the `archive-owned-only` finding at step 8 in the list: the kernel highlights
+    its witnesses (steps 8 and 2) in the timeline and shows step 8 in the detail pane."""
+    findings = page.locator(".wb-findings select")
+    labels = findings.locator("option").all_inner_texts()
+    index = next(i for i, t in enumerate(labels)
+                 if "e3cd8e36" in t and "step\u00a0\u00a0\u00a0\u00a08" in t)
+    findings.select_option(index=index)
+    nb = "window.jupyterapp.shell.currentWidget.node"
+    _wait(page, "the witnesses highlighted in the timeline", f"""() => {{
+        const t = {nb}.querySelector('.wb-trace').innerText;
+        return t.includes('highlighted: 2 event(s), archive-owned-only') &&
+               t.includes('p18 (args.project_id) came from list_projects at step 2'); }}""", 30)
+    _wait(page, "the chart redrawn with the highlight", f"""() => {{
+        const v = {nb}.querySelector('.wb-trace .vega-embed');
+        return v && v.querySelector('svg.marks, canvas') ? true : null; }}""", 30)
+
+
+def _screenshots(page: Any, out: Path) -> None:
+    """The whole notebook (a viewport as tall as it), and each view on its own."""
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    height = page.evaluate("""() => { const nb = window.jupyterapp.shell.currentWidget.node;
+        return Math.max(...Array.from(nb.querySelectorAll('*'), e => e.scrollHeight)); }""")
+    page.set_viewport_size({"width": 1400, "height": min(int(height) + 200, 16000)})
+    page.wait_for_timeout(1000)
+    page.evaluate("""() => { const nb = window.jupyterapp.shell.currentWidget.node;
+        for (const e of nb.querySelectorAll('*')) if (e.scrollTop) e.scrollTop = 0; }""")
+    page.wait_for_timeout(500)
+    whole = out / "01_triage.png"
+    page.screenshot(path=str(whole))
+    for css, name in ((".wb-trace", "trace_view"), (".wb-rules", "rule_view"),
+                      (".wb-redact", "redact_view"), (".wb-minimize", "minimize_view"),
+                      (".wb-diff", "diff_view"), (".wb-promote", "promote_view")):
+        page.locator(css).first.screenshot(path=str(out / f"{name}.png"))
+    print(f"\nscreenshot: {whole}")
+    assert whole.stat().st_size > 50_000

@@ -1,0 +1,73 @@
+"""PromoteView without a browser: a preview on opening, the button that writes the
+next version, a second press that writes nothing, and the CLI's refusals shown in the
+view with nothing written."""
+
+from __future__ import annotations
+
+import json
+
+from workbench.notebook import PromoteView
+
+from .conftest import RULES, TRACE
+
+
+def test_preview_then_promote_then_nothing_new(store, tmp_path):
+    fixtures = tmp_path / "fixtures"
+    view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
+                       minimize="approval-before-archive", fixtures=fixtures)
+    cand = view.candidate
+    assert cand is not None and view.error == "" and not view.stale
+    assert cand.manifest["trace"]["events"] == 3 and cand.manifest["source"]["events"] == 14
+    # the three steps kept still show a finding of every rule
+    assert [f["rule"] for f in cand.manifest["expected_findings"]] == [
+        "approval-before-archive", "archive-owned-only", "list-filters-by-owner-id"]
+    assert "archive-incident: the first version under" in view.status_text
+    assert "manifest.json (preview)" in view.manifest.value
+    assert not fixtures.exists()                     # a preview writes nothing
+    view.promote_button.click()                      # what pressing the button does
+    result = view.result
+    assert result is not None and result.written and result.fixture == "archive-incident/v1"
+    manifest = json.loads((fixtures / "archive-incident" / "v1" / "manifest.json").read_text())
+    assert manifest["content_sha256"] == cand.content_sha256
+    assert (fixtures / "fixtures.lock").is_file()
+    assert view.status_text.startswith("wrote archive-incident/v1")
+    again = view.promote()
+    assert again is not None and not again.written and again.version == 1
+    assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
+    assert sorted(p.name for p in (fixtures / "archive-incident").iterdir()) == ["v1"]
+
+
+def test_a_changed_input_is_previewed_again_and_a_new_version_needs_a_note(store, tmp_path):
+    fixtures = tmp_path / "fixtures"
+    view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
+                       minimize="approval-before-archive", fixtures=fixtures)
+    assert view.promote() is not None
+    view.minimize.value = "(keep every event)"
+    assert view.stale and "inputs changed" in view.status_text
+    assert view.promote() is None
+    assert view.error.startswith("error[NOTE_REQUIRED]: archive-incident/v2 differs from v1")
+    assert sorted(p.name for p in (fixtures / "archive-incident").iterdir()) == ["v1"]
+
+
+def test_refusals_are_shown_and_nothing_is_written(store, tmp_path):
+    fixtures = tmp_path / "fixtures"
+    view = PromoteView(store, TRACE, rules=RULES, name="Bad Name!", fixtures=fixtures)
+    assert view.candidate is None and view.error.startswith("error[FIXTURE_NAME]")
+    assert view.promote() is None and not fixtures.exists()
+    view.name.value = "archive-incident"
+    view.policy.value = "version: 1\nkeep: [bogus.path]\n"
+    assert view.preview() is None and view.error.startswith("error[POLICY_INVALID]")
+    view.policy.value = "version: 1\nkeep: [kind]\n"   # the tool names become shapes
+    assert view.preview() is None
+    assert view.error.startswith("error[POLICY_HIDES_FINDING]")
+    assert "hint:" in view.status_text and not fixtures.exists()
+
+
+def test_a_clean_trace_needs_allow_clean(store, tmp_path):
+    rules = tmp_path / "clean.yaml"
+    rules.write_text("version: 1\nrules:\n  lists-something:\n    exists: {tool: list_projects}\n")
+    view = PromoteView(store, TRACE, rules=rules, name="clean-run", fixtures=tmp_path / "f")
+    assert view.error.startswith("error[CLEAN_TRACE]")
+    view.allow_clean.value = True
+    result = view.promote()
+    assert result is not None and result.written and result.manifest["expected_findings"] == []

@@ -1,0 +1,103 @@
+"""RuleView without a browser: run, group by signature, highlight witnesses, edit and
+pick rules, and show a broken rules file as an error instead of raising."""
+
+from __future__ import annotations
+
+import pytest
+
+from workbench.notebook import RuleView, TraceView
+from workbench.rules import load_rules
+
+from .conftest import ARCHIVE_P18, ARCHIVE_P19, LIST_PROJECTS, RULES, TRACE
+
+SIGS = {"approval-before-archive": "3a099b3e98e81f00", "archive-owned-only": "e3cd8e366278883f",
+        "list-filters-by-owner-id": "c2b6622ff1d556fb"}
+
+
+def test_findings_are_grouped_by_signature(store):
+    view = RuleView(store, TRACE, rules=RULES)
+    found = view.run()
+    assert len(found) == 5 and view.runs == 1 and view.error == ""
+    assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
+        ("approval-before-archive", SIGS["approval-before-archive"], 2),
+        ("archive-owned-only", SIGS["archive-owned-only"], 2),
+        ("list-filters-by-owner-id", SIGS["list-filters-by-owner-id"], 1)]
+    assert view.status_text.startswith("5 finding(s): 4 error(s), 1 warning(s), 3 signature(s)")
+    assert len(view.finding_list.options) == 5
+    assert "3a099b3e" in view.groups_html.value
+
+
+def test_selecting_a_finding_highlights_its_witnesses_in_the_timeline(store):
+    timeline = TraceView(store, TRACE)
+    view = RuleView(store, TRACE, rules=RULES, trace_view=timeline)
+    view.run()
+    n = next(i for i, f in enumerate(view.findings)
+             if f.rule == "archive-owned-only" and f.seq == 8)
+    view.finding_list.value = n   # what a click on the list's row does
+    assert view.selected == n
+    assert timeline.highlighted == [ARCHIVE_P18, LIST_PROJECTS]
+    assert timeline.selected == ARCHIVE_P18
+    assert "archive-owned-only: archive_project p18 at step 8 came from list_projects" in \
+        timeline.header.value
+    assert "witnesses: 000000000000000a, 0000000000000003" in view.detail.value
+
+
+def test_picking_rules_runs_only_those(store):
+    view = RuleView(store, TRACE, rules=RULES)
+    view.pick("approval-before-archive", "no-such-rule")
+    assert view.picker.value == ("approval-before-archive",)
+    found = view.run()
+    assert [f.seq for f in found] == [8, 9]
+
+
+def test_editing_the_rules_and_running_again(store):
+    timeline = TraceView(store, TRACE)
+    view = RuleView(store, TRACE, rules=RULES, trace_view=timeline)
+    view.set_rules("version: 1\nrules:\n  no-failed-archive:\n    every:\n"
+                   "      event: {tool: archive_project}\n      where: {status: ok}\n")
+    assert view.picker.options == ("no-failed-archive",)
+    found = view.run()
+    assert [(f.rule, f.seq) for f in found] == [("no-failed-archive", 9)]
+    view.select_finding(0)
+    assert timeline.highlighted == [ARCHIVE_P19]
+
+
+def test_a_broken_rules_text_is_shown_not_raised(store):
+    view = RuleView(store, TRACE, rules=RULES)
+    view.run()
+    view.set_rules("version: 1\nrules:\n  x: {bogus: 1}\n")
+    assert view.error.startswith("error[RULES_INVALID]: ")
+    assert "(edited) line 3, rule x" in view.error
+    assert view.run() == [] and "error[RULES_INVALID]" in view.status_text
+    assert "hint: see docs/rules.md" in view.status_text
+    view.set_rules("version: 1\nrules: [\n")
+    assert view.error.startswith("error[RULES_YAML]: ")
+
+
+def test_every_trace_of_the_store_and_the_record_flag(store):
+    view = RuleView(store, rules=RULES, record=True)
+    assert len(view.run()) == 5
+    assert "every trace of the store" in view.status_text
+    assert store.sql("select count(*) as n from findings").to_pylist() == [{"n": 5}]
+    RuleView(store, TRACE, rules=RULES).run()   # record=False by default
+    assert store.sql("select count(*) as n from findings").to_pylist() == [{"n": 5}]
+
+
+def test_a_trace_in_memory_runs_the_python_engine(store):
+    trace = store.trace(TRACE)
+    view = RuleView(trace, rules=load_rules(RULES))
+    assert [(f.rule, f.seq) for f in view.run()] == [
+        ("approval-before-archive", 8), ("approval-before-archive", 9),
+        ("archive-owned-only", 8), ("archive-owned-only", 9),
+        ("list-filters-by-owner-id", 2)]
+
+
+def test_bad_inputs(store, tmp_path):
+    from workbench.model import WorkbenchError
+    with pytest.raises(WorkbenchError) as e:
+        RuleView(store, TRACE, rules=tmp_path / "missing.yaml")
+    assert e.value.code == "FILE_NOT_FOUND"
+    view = RuleView(store, TRACE, rules=RULES)
+    view.run()
+    with pytest.raises(IndexError):
+        view.select_finding(5)

@@ -1,0 +1,147 @@
+"""TraceView without a browser: selection, data-flow sentences, highlights, windows,
+clicks as the browser reports them, and bounded charts for big traces."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from workbench.model import NotFoundError, UsageError
+from workbench.notebook import TraceView
+
+from .conftest import ARCHIVE_P18, LIST_PROJECTS, TRACE, synthetic
+
+
+def _data(spec: dict) -> list[dict]:
+    """The one dataset of an event-mode spec."""
+    (rows,) = spec["datasets"].values()
+    return rows
+
+
+def _rows(spec: dict) -> int:
+    """Data rows the browser is handed (every dataset of the spec)."""
+    return sum(len(v) for v in spec.get("datasets", {}).values())
+
+
+def test_the_incident_is_drawn_event_by_event_on_its_clock(store):
+    view = TraceView(store, "4bf92f35")
+    assert view.source.trace_id == TRACE
+    assert (view.frame.mode, view.axis, view.window, view.frame.events) == (
+        "events", "time", (0, 13), 14)
+    spec = view.chart_spec()
+    assert _rows(spec) == 14
+    assert spec["encoding"]["x"]["field"] == "start"
+    assert spec["params"][0]["name"] == "pick"
+    assert len(view.table.options) == 14
+    assert "14 events, 9.40s" in view.header.value
+
+
+def test_selecting_an_event_shows_its_data_flow_in_words(store):
+    view = TraceView(store, TRACE)
+    view.select(ARCHIVE_P18)
+    text = view.detail_text
+    assert "step 8 · tool_call archive_project · ok" in text
+    assert "p18 (args.project_id) came from list_projects at step 2 (result.items[1].id)" in text
+    assert "inside ops-agent at step 0" in text
+    assert view.table.value == ARCHIVE_P18
+    sel = _data(view.chart_spec())
+    assert [r["event_id"] for r in sel if r["sel"]] == [ARCHIVE_P18]
+
+
+def test_the_table_selects_like_a_click_on_a_row(store):
+    view = TraceView(store, TRACE)
+    view.table.value = LIST_PROJECTS
+    assert view.selected == LIST_PROJECTS
+    assert "list_projects" in view.detail_text and '"owner": "team-a"' in view.detail_text
+
+
+def test_a_click_on_a_bar_in_the_browser_selects_the_event(store):
+    view = TraceView(store, TRACE)
+    # what the browser side of JupyterChart writes back after a click on a bar
+    view.chart._vl_selections = {"pick": {
+        "value": {"vlPoint": {"or": [{"event_id": ARCHIVE_P18}]}, "event_id": [ARCHIVE_P18]},
+        "store": []}}
+    assert view.selected == ARCHIVE_P18
+
+
+def test_highlight_marks_events_and_says_why(store):
+    view = TraceView(store, TRACE)
+    view.highlight([ARCHIVE_P18, LIST_PROJECTS, "no-such-event"], note="approval-before-archive")
+    assert view.highlighted == [ARCHIVE_P18, LIST_PROJECTS]
+    assert view.selected == ARCHIVE_P18
+    assert "highlighted: 2 event(s), approval-before-archive" in view.header.value
+    rows = _data(view.chart_spec())
+    assert sorted(r["event_id"] for r in rows if r["hl"]) == sorted([ARCHIVE_P18, LIST_PROJECTS])
+    assert {r["alpha"] for r in rows if not r["hl"]} == {0.3}
+    marked = [label for label, _ in view.table.options if label.startswith("●")]
+    assert len(marked) == 2
+    view.highlight([])
+    assert view.highlighted == [] and "highlighted" not in view.header.value
+
+
+def test_axis_and_colour_switch_the_encoding(store):
+    view = TraceView(store, TRACE)
+    view.axis, view.color = "seq", "status"
+    spec = view.chart_spec()
+    assert spec["encoding"]["color"]["field"] == "status"
+    rows = _data(spec)
+    assert [(r["start"], r["end"]) for r in rows[:2]] == [(0.0, 1.0), (1.0, 2.0)]
+
+
+def test_a_trace_without_times_is_drawn_by_step():
+    view = TraceView(synthetic(30, timed=False))
+    assert (view.axis, view.frame.axis, view.frame.mode) == ("seq", "seq", "events")
+
+
+def test_a_100k_event_trace_hands_the_browser_a_bounded_chart():
+    trace = synthetic(100_000)
+    view = TraceView(trace, bins=120, max_events=150)
+    assert (view.frame.mode, view.frame.events) == ("aggregate", 100_000)
+    spec = view.chart_spec()
+    assert _rows(spec) == view.frame.marks <= 120 * 3 + 120
+    assert len(json.dumps(spec)) < 200_000
+    assert len(view.table.options) == 200
+    assert "100,000 events in 120 bins" in view.status.value
+    # a click on a bin narrows the window to its steps (834 events: bins again); a click
+    # on one of those bins narrows it to a stretch drawn event by event
+    for mode in ("aggregate", "events"):
+        b = view.frame.bins.iloc[3]
+        view.chart._vl_selections = {"zoom": {"value": {"vlPoint": {"or": [
+            {"seq_lo": int(b.seq_lo), "seq_hi": int(b.seq_hi)}]}}, "store": []}}
+        assert view.window == (int(b.seq_lo), int(b.seq_hi))
+        assert view.frame.mode == mode and _rows(view.chart_spec()) <= 480
+
+
+def test_selecting_far_into_a_big_trace_moves_the_window_to_it():
+    view = TraceView(synthetic(100_000))
+    view.select("e54323")
+    lo, hi = view.window
+    assert lo <= 54323 <= hi and view.frame.mode == "events" and view.frame.events <= 150
+    assert view.table.value == "e54323"
+    assert "(args.id) came from tool2 at step 54322 (result.id)" in view.detail_text
+    view.highlight(["e99998", "e3"])
+    assert view.window[1] == 99_999 and view.selected == "e99998"
+
+
+def test_highlights_in_aggregate_mode_are_counted_per_bin():
+    view = TraceView(synthetic(10_000))
+    view.set_window(0, 9_999)
+    view.highlighted = ["e10", "e11", "e9000"]
+    assert view.frame.mode == "aggregate" and view.frame.bins["hl"].sum() == 3
+
+
+def test_bad_inputs_are_refused_with_codes(store):
+    with pytest.raises(UsageError):
+        TraceView(store)                       # a store needs a trace id
+    with pytest.raises(NotFoundError) as e:
+        TraceView(store, "ffff")
+    assert e.value.code == "TRACE_NOT_FOUND"
+    view = TraceView(store, TRACE)
+    with pytest.raises(NotFoundError) as e:
+        view.select("nope")
+    assert e.value.code == "EVENT_NOT_FOUND" and view.selected is None
+    with pytest.raises(UsageError):
+        TraceView(synthetic(5), trace_id="other")
+    with pytest.raises(UsageError):
+        TraceView("4bf92f35")  # a string is not a trace

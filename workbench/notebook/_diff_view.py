@@ -1,0 +1,216 @@
+"""``DiffView``: two traces, or two builds' outputs of one fixture, side by side.
+
+Traces go through ``diff_traces`` (what ``workbench diff`` runs) and the page of
+``workbench diff --html`` — A and B side by side, changed fields highlighted, moved
+events marked with their verdict — shown in a frame of its own, so its styles stay
+inside it. A list of the changes picks one to read in full (every changed path, old
+and new). A shadow run (``shadow(...)``, as ``workbench shadow`` runs it) is shown one
+mismatched fixture at a time: the changed paths, and both canonical outputs (the
+``NAME.old``/``NAME.new`` text) side by side with the differing lines marked.
+"""
+
+from __future__ import annotations
+
+import difflib
+import html
+import os
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import traitlets as t
+
+from ..diff import (
+    Canon,
+    FixtureResult,
+    PathChange,
+    ShadowResult,
+    TraceDiff,
+    canonicalize,
+    diff_traces,
+    load_canon,
+    render_html,
+)
+from ..diff._shadow import pretty
+from ..diff._text import render_value
+from ..model import Trace
+from ..rules import RuleSet, load_rules
+from ._html import STYLE, esc
+from ._trace_view import plain_text
+from ._view import View
+
+__all__ = ["DiffView"]
+
+_FRAME_HEIGHT = 460
+
+
+def _canon(canon: Canon | str | os.PathLike[str] | None) -> Canon:
+    if canon is None:
+        return Canon()
+    return canon if isinstance(canon, Canon) else load_canon(Path(canon))
+
+
+def paths_table(paths: tuple[PathChange, ...] | list[PathChange],
+                sides: tuple[str, str] = ("old (A)", "new (B)")) -> str:
+    """Changed paths: the old value struck red, the new one green."""
+    rows = []
+    for p in paths:
+        old = "(absent)" if p.change == "added" else render_value(p.old, 200)
+        new = "(absent)" if p.change == "removed" else render_value(p.new, 200)
+        rows.append(f"<tr><td>{esc(p.path)}</td><td><del>{esc(old)}</del></td>"
+                    f"<td><ins>{esc(new)}</ins></td><td>{esc(p.change)}</td></tr>")
+    return (f"<table class=wb><tr><th>path</th><th>{esc(sides[0])}</th><th>{esc(sides[1])}"
+            "</th><th></th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def side_by_side(old: str, new: str) -> str:
+    """Two texts in two columns; lines that differ are marked on both sides."""
+    a, b = old.splitlines(), new.splitlines()
+    marks_a, marks_b = [False] * len(a), [False] * len(b)
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            marks_a[i1:i2] = [True] * (i2 - i1)
+            marks_b[j1:j2] = [True] * (j2 - j1)
+
+    def column(lines: list[str], marks: list[bool], tag: str) -> str:
+        body = "\n".join(f"<{tag}>{esc(x)}</{tag}>" if m else esc(x)
+                         for x, m in zip(lines, marks, strict=True))
+        return f"<pre style='max-height:{_FRAME_HEIGHT}px'>{body}</pre>"
+
+    return ("<table class=wb style='width:100%;table-layout:fixed'><tr><th>old build</th>"
+            "<th>new build</th></tr><tr><td>" + column(a, marks_a, "del") + "</td><td>"
+            + column(b, marks_b, "ins") + "</td></tr></table>")
+
+
+class DiffView(View):
+    """State: ``entries`` (one label per change, or per mismatched fixture),
+    ``selected`` (index into them), and ``diff`` (the ``TraceDiff``) or ``shadow_result``."""
+
+    selected = t.Int(None, allow_none=True)
+
+    def __init__(self, a: Trace, b: Trace, *, canon: Canon | str | os.PathLike[str] | None
+                 = None, rules: RuleSet | str | os.PathLike[str] | None = None) -> None:
+        super().__init__()
+        ruleset = (rules if rules is None or isinstance(rules, RuleSet)
+                   else load_rules(Path(rules)))
+        self.diff: TraceDiff | None = diff_traces(a, b, _canon(canon), ruleset)
+        self.shadow_result: ShadowResult | None = None
+        self.canon = _canon(canon)
+        self._build([(label, detail) for label, detail in self._trace_entries(self.diff)],
+                    self._trace_summary(self.diff),
+                    self._frame(render_html(self.diff, a, b)))
+
+    @classmethod
+    def from_shadow(cls, result: ShadowResult,
+                    canon: Canon | str | os.PathLike[str] | None = None) -> DiffView:
+        """A view of a shadow run: one entry per mismatched fixture."""
+        self = cls.__new__(cls)
+        View.__init__(self)
+        self.diff, self.shadow_result, self.canon = None, result, _canon(canon)
+        entries = [(f"{r.status:<8} {r.fixture}  ({len(r.paths)} path(s))", self._fixture(r))
+                   for r in result.mismatches]
+        same = len(result.results) - len(result.mismatches)
+        summary = (f"<div><b>{len(result.results)} fixture(s)</b>: {same} same, "
+                   f"{len(result.mismatches)} mismatch(es)</div>")
+        self._build(entries, summary, "")
+        return self
+
+    # -- layout ------------------------------------------------------------------------
+    def _build(self, entries: list[tuple[str, str]], summary: str, page: str) -> None:
+        self.entries = [label for label, _ in entries]
+        self._details = [detail for _, detail in entries]
+        self.summary = w.HTML(f"<div class=wb-view>{summary}</div>")
+        self.changes = w.Select(options=[(lbl.replace(" ", "\u00a0"), n)
+                                         for n, lbl in enumerate(self.entries)],
+                                rows=min(8, max(2, len(entries))),
+                                layout=w.Layout(width="100%"))
+        self.changes.add_class("wb-mono")
+        self.detail = w.HTML("<div class=wb-muted>select a change to read it in full</div>"
+                             if entries else "")
+        self.page = w.HTML(page)
+        self.changes.observe(self._on_pick, names=["value"])
+        self.observe(self._on_selected, names=["selected"])
+        self.widget = w.VBox([w.HTML(STYLE), self.summary, self.changes, self.detail,
+                              self.page])
+        self.widget.add_class("wb-view")
+        self.widget.add_class("wb-diff")
+
+    @staticmethod
+    def _frame(page: str) -> str:
+        return (f"<iframe title='trace diff' srcdoc=\"{html.escape(page, quote=True)}\" "
+                f"style='width:100%;height:{_FRAME_HEIGHT}px;border:1px solid #d0d7de;"
+                "border-radius:4px'></iframe>")
+
+    @staticmethod
+    def _trace_summary(d: TraceDiff) -> str:
+        if d.same:
+            return f"<b>A {esc(d.a)} and B {esc(d.b)} are the same</b> ({d.aligned} aligned)"
+        found = ""
+        if d.findings is not None:
+            found = (f"; findings new in B: {len(d.findings['new'])}, gone in B: "
+                     f"{len(d.findings['gone'])}")
+        return (f"<b>A {esc(d.a)} → B {esc(d.b)}</b>: {len(d.changed)} changed, "
+                f"{len(d.added)} added, {len(d.removed)} removed, {len(d.reordered)} "
+                f"reordered ({d.aligned} aligned){esc(found)}")
+
+    def _trace_entries(self, d: TraceDiff) -> list[tuple[str, str]]:
+        out = []
+        for c in d.changed:
+            out.append((f"~ step {c.a.seq:>4} → {c.b.seq:<4} {c.b.kind} {c.b.name}  "
+                        f"({len(c.paths)} path(s))",
+                        f"<div><b>{esc(c.b.kind)} {esc(c.b.name)}</b>: A step {c.a.seq} → "
+                        f"B step {c.b.seq}</div>" + paths_table(c.paths)))
+        for r in d.reordered:
+            past = ", ".join(f"{x.name}@{x.seq}" for x in r.crossed[:8])
+            why = f"{r.verdict}: {', '.join(r.rules)}" if r.rules else r.verdict
+            out.append((f"↕ step {r.a.seq:>4} → {r.b.seq:<4} {r.b.kind} {r.b.name}  [{why}]",
+                        f"<div><b>{esc(r.b.name)}</b> moved from A step {r.a.seq} to B step "
+                        f"{r.b.seq}, past {esc(past)}: <b>{esc(why)}</b></div>"))
+        for e in d.added:
+            out.append((f"+ step {e.seq:>4}        {e.kind} {e.name}  (only in B)",
+                        f"<div><b>{esc(e.name)}</b> ({esc(e.kind)}) at B step {e.seq} is "
+                        "only in B</div>"))
+        for e in d.removed:
+            out.append((f"- step {e.seq:>4}        {e.kind} {e.name}  (only in A)",
+                        f"<div><b>{esc(e.name)}</b> ({esc(e.kind)}) at A step {e.seq} is "
+                        "only in A</div>"))
+        return out
+
+    def _fixture(self, r: FixtureResult) -> str:
+        parts = [f"<div><b>{esc(r.fixture)}</b>: {esc(r.status)}</div>"]
+        if r.problem:
+            parts.append(f"<div class=wb-err>{esc(r.problem)}</div>")
+        if r.paths:
+            parts.append(paths_table(r.paths, ("old build", "new build")))
+        if r.old.ok and r.new.ok:
+            parts.append(side_by_side(pretty(canonicalize(r.old.doc, self.canon)),
+                                      pretty(canonicalize(r.new.doc, self.canon))))
+        else:
+            for side, run in (("old", r.old), ("new", r.new)):
+                if not run.ok:
+                    tail = run.stderr.decode("utf-8", "replace")[-2000:]
+                    parts.append(f"<div><b>{side} build stderr</b><pre>{esc(tail)}</pre></div>")
+        return "".join(parts)
+
+    # -- public API --------------------------------------------------------------------
+    def select(self, index: int | None) -> None:
+        """Show entry ``index`` (a change, or a mismatched fixture) in full."""
+        if index is not None and not 0 <= index < len(self.entries):
+            raise IndexError(f"no entry {index}: the view has {len(self.entries)}")
+        self.selected = index
+
+    @property
+    def detail_text(self) -> str:
+        return plain_text(self.detail.value)
+
+    def _on_pick(self, change: Any) -> None:
+        if change["new"] is not None and change["new"] != self.selected:
+            self.selected = change["new"]
+
+    def _on_selected(self, change: Any) -> None:
+        n = change["new"]
+        if self.changes.value != n:
+            self.changes.value = n
+        self.detail.value = ("" if n is None else
+                             f"<div class=wb-view>{self._details[n]}</div>")

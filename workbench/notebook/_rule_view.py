@@ -1,0 +1,236 @@
+"""``RuleView``: edit or pick rules, run them, read the findings grouped by signature.
+
+Running calls what ``workbench check`` calls: ``check`` over a store (DuckDB engine,
+the default) or ``check_trace`` for a trace held in memory (the Python engine). A
+finding selected in the list highlights its witness events in a linked ``TraceView``.
+A rules file that does not load shows its error (code, message, hint) in the view
+instead of raising, so the user can fix the text and run again.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as w
+import traitlets as t
+
+from ..model import Trace, WorkbenchError
+from ..rules import Finding, RuleSet, check_trace, parse_rules
+from ..rules._check import check
+from ..store import Store
+from ._html import STYLE, esc, json_block, table
+from ._source import TraceSource
+from ._trace_view import TraceView, plain_text
+from ._view import View
+
+__all__ = ["FindingGroup", "RuleView"]
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """The findings of one run that share a signature (the same failure)."""
+
+    signature: str
+    rule: str
+    severity: str
+    findings: tuple[Finding, ...]
+
+    @property
+    def example(self) -> str:
+        return self.findings[0].message
+
+
+def group(findings: list[Finding]) -> list[FindingGroup]:
+    """Groups in order of first appearance; findings keep their order inside."""
+    by_sig: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_sig.setdefault(f.signature, []).append(f)
+    return [FindingGroup(sig, fs[0].rule, fs[0].severity, tuple(fs))
+            for sig, fs in by_sig.items()]
+
+
+def _rules_text(rules: str | os.PathLike[str] | RuleSet) -> tuple[str, str, Path | None]:
+    """(YAML text, source name, folder for schema refs) of a path, a RuleSet or text."""
+    if isinstance(rules, RuleSet):
+        base = Path(rules.source).parent if rules.source else None
+        return rules.text, rules.source or "<rules>", base
+    if isinstance(rules, os.PathLike) or (isinstance(rules, str) and "\n" not in rules and (
+            Path(rules).is_file() or rules.strip().endswith((".yaml", ".yml")))):
+        p = Path(rules)
+        from ..rules import load_rules
+        load_rules(p)  # a missing or broken file fails here, loudly, with its code
+        return p.read_text(encoding="utf-8"), str(p), p.parent
+    return str(rules), "<rules>", None
+
+
+class RuleView(View):
+    """Rules (an editable text and a pick list), a Run button, findings grouped by
+    signature. State: ``findings`` and ``groups`` of the last run, ``selected`` (index
+    into ``findings``), ``error`` (the last error's text, empty when none)."""
+
+    selected = t.Int(None, allow_none=True)
+    error = t.Unicode("")
+    runs = t.Int(0)
+
+    def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
+                 rules: str | os.PathLike[str] | RuleSet,
+                 trace_view: TraceView | None = None, record: bool = False) -> None:
+        super().__init__()
+        self.store: Store | None = None
+        self.trace_source: TraceSource | None = None
+        if isinstance(source, Store) and trace_id is None:
+            self.store = source  # every trace of the store, as `workbench check` does
+        else:
+            self.trace_source = TraceSource.of(source, trace_id)
+            self.store = self.trace_source.store
+        self.trace_view, self.record = trace_view, record
+        text, self.rules_source, self.base = _rules_text(rules)
+        self._original = text
+        self.ruleset: RuleSet | None = None
+        self.findings: list[Finding] = []
+        self.groups: list[FindingGroup] = []
+        self.editor = w.Textarea(text, rows=min(18, text.count("\n") + 2),
+                                 continuous_update=False, layout=w.Layout(width="100%"))
+        self.editor.add_class("wb-mono")
+        self.picker = w.SelectMultiple(options=[], rows=4, description="rules",
+                                       layout=w.Layout(width="60%"))
+        self.run_button = w.Button(description="Run rules", button_style="primary",
+                                   icon="play")
+        self.run_button.on_click(lambda _: self.run())
+        self.status = w.HTML()
+        self.groups_html = w.HTML()
+        self.finding_list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
+        self.finding_list.add_class("wb-mono")
+        self.finding_list.add_class("wb-findings")
+        self.finding_list.observe(self._on_pick, names=["value"])
+        self.detail = w.HTML()
+        self.editor.observe(lambda _: self._load(), names=["value"])
+        self.observe(self._on_selected, names=["selected"])
+        self.widget = w.VBox([w.HTML(STYLE),
+                              w.Accordion([self.editor], titles=("rules (YAML)",)),
+                              w.HBox([self.picker, self.run_button]), self.status,
+                              self.groups_html, self.finding_list, self.detail])
+        self.widget.add_class("wb-view")
+        self.widget.add_class("wb-rules")
+        self._load()
+
+    # -- public API --------------------------------------------------------------------
+    def set_rules(self, text: str) -> None:
+        """Replace the rules' text (as typing in the editor does)."""
+        self.editor.value = text
+
+    def pick(self, *rule_ids: str) -> None:
+        """Run only these rules (none: all)."""
+        known = set(self.picker.options)
+        self.picker.value = tuple(r for r in rule_ids if r in known)
+
+    def run(self) -> list[Finding]:
+        """Run the picked rules (all when none is picked) and list the findings."""
+        self.selected = None
+        ruleset = self._load()
+        if ruleset is None:
+            return []
+        if self.picker.value:
+            ruleset = ruleset.only(list(self.picker.value))
+        try:
+            self.findings = self._check(ruleset)
+        except WorkbenchError as exc:
+            self._fail(exc)
+            return []
+        self.groups = group(self.findings)
+        self.runs += 1
+        self._show(ruleset)
+        return self.findings
+
+    def select_finding(self, index: int | None) -> None:
+        """Show finding ``index`` of the last run and highlight its witnesses."""
+        if index is not None and not 0 <= index < len(self.findings):
+            raise IndexError(f"no finding {index}: the last run found {len(self.findings)}")
+        self.selected = index
+
+    @property
+    def status_text(self) -> str:
+        return plain_text(self.status.value)
+
+    # -- work ------------------------------------------------------------------------------
+    def _load(self) -> RuleSet | None:
+        try:
+            edited = self.editor.value != self._original
+            self.ruleset = parse_rules(self.editor.value, base=self.base, source=(
+                f"{self.rules_source} (edited)" if edited else self.rules_source))
+        except WorkbenchError as exc:
+            self.ruleset = None
+            self._fail(exc)
+            return None
+        self.error = ""
+        ids = tuple(r.id for r in self.ruleset)
+        if tuple(self.picker.options) != ids:
+            keep = tuple(v for v in self.picker.value if v in ids)
+            self.picker.options = ids
+            self.picker.value = keep
+        if not self.runs:
+            self.status.value = (f"<div class=wb-muted>{len(ids)} rule(s) loaded; pick some "
+                                 "(none = all) and run them</div>")
+        return self.ruleset
+
+    def _check(self, ruleset: RuleSet) -> list[Finding]:
+        if self.trace_source is not None and self.trace_source.store is None:
+            return check_trace(self.trace_source.trace(), ruleset)
+        assert self.store is not None
+        ids = [self.trace_source.trace_id] if self.trace_source is not None else None
+        return check(self.store, ruleset, trace_ids=ids, record=self.record).findings
+
+    def _fail(self, exc: WorkbenchError) -> None:
+        self.error = f"error[{exc.code}]: {exc.message}"
+        hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
+        self.status.value = f"<div class=wb-err>{esc(self.error)}</div>{hint}"
+
+    def _show(self, ruleset: RuleSet) -> None:
+        errors = sum(f.severity == "error" for f in self.findings)
+        where = (f"trace {self.trace_source.trace_id[:12]}" if self.trace_source is not None
+                 else "every trace of the store")
+        self.status.value = (
+            f"<div><b>{len(self.findings)} finding(s)</b>: {errors} error(s), "
+            f"{len(self.findings) - errors} warning(s), {len(self.groups)} signature(s) — "
+            f"{len(ruleset)} rule(s) over {esc(where)}</div>")
+        self.groups_html.value = table(
+            ["signature", "rule", "severity", "count", "example"],
+            [[g.signature[:8], g.rule, g.severity, len(g.findings), g.example]
+             for g in self.groups]) if self.groups else ""
+        options = []
+        index = {id(f): n for n, f in enumerate(self.findings)}
+        for g in self.groups:
+            for f in g.findings:
+                step = "-" if f.seq is None else f.seq
+                label = f"{g.signature[:8]}  {f.severity:<5}  step {step:>4}  {f.message}"
+                options.append((label.replace(" ", "\u00a0"), index[id(f)]))
+        self.finding_list.options = options
+        self.finding_list.value = None
+        self.detail.value = ("<div class=wb-muted>select a finding to see it and highlight its "
+                             "witness events</div>" if options else "")
+
+    def _on_pick(self, change: Any) -> None:
+        if change["new"] is not None and change["new"] != self.selected:
+            self.selected = change["new"]
+
+    def _on_selected(self, change: Any) -> None:
+        n = change["new"]
+        if self.finding_list.value != n:
+            self.finding_list.value = n
+        if n is None:
+            return
+        f = self.findings[n]
+        self.detail.value = (
+            f"<div class=wb-view><b>{esc(f.rule)}</b> ({esc(f.severity)}) · trace "
+            f"{esc(f.trace_id[:12])} · step {esc(f.seq)} · {esc(f.operation)}"
+            f"<div>{esc(f.message)}</div>"
+            f"<div class=wb-muted>witnesses: {esc(', '.join(f.event_ids))} · signature "
+            f"{esc(f.signature)}</div>"
+            f"<div><b>expected</b>{json_block(f.expected)}<b>actual</b>"
+            f"{json_block(f.actual)}</div></div>")
+        tv = self.trace_view
+        if tv is not None and f.trace_id == tv.source.trace_id:
+            tv.highlight(f.event_ids, note=f"{f.rule}: {f.message}")

@@ -1,0 +1,283 @@
+"""``TraceView``: a trace as a timeline linked to a table of its events and a detail pane.
+
+Select an event (a click on its bar, a row of the table, or ``view.select(id)``) and
+the detail pane shows its args, result and error and where its arguments came from
+("p17 (args.project_id) came from list_projects at step 2"). Other views highlight
+events in it (``view.highlight(ids)``): a RuleView its findings' witnesses, a
+MinimizeView the events it kept. Big traces are drawn in bins until the window is
+narrow enough to draw event by event (see ``_timeline.py``).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import ipywidgets as w
+import traitlets as t
+from altair.utils.selection import PointSelection
+
+from ..model import Trace, UsageError
+from ..store import Store
+from ._charts import offline_chart, timeline_chart
+from ._html import STYLE, esc, event_detail
+from ._source import TraceSource
+from ._timeline import DEFAULT_BINS, DEFAULT_MAX_EVENTS, Frame, Timeline
+from ._view import View
+
+__all__ = ["TraceView", "plain_text"]
+
+PAGE = 200  # rows of the table at once: the window's first PAGE events
+
+
+_BLOCK = re.compile(r"</?(?:div|p|pre|tr|td|th|table|br|li|ul)\b[^>]*>", re.I)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain_text(markup: str) -> str:
+    """The text of a pane's HTML (what a reader sees), for tests and for printing."""
+    text = _TAG.sub("", _BLOCK.sub(" ", markup))
+    return re.sub(r"\s+", " ", html.unescape(text)).strip()
+
+
+def _dur(seconds: float) -> str:
+    ms = seconds * 1e3
+    return f"{ms / 1e3:.2f}s" if ms >= 1000 else f"{ms:.0f}ms" if ms >= 1 else "-"
+
+
+class TraceView(View):
+    """A trace's timeline, table and event detail. State (traitlets): ``selected`` (the
+    event in the detail pane), ``highlighted`` (events marked by another view, with
+    ``note`` saying why), ``window`` (first and last seq drawn), ``axis`` (``time`` or
+    ``seq``) and ``color`` (``kind`` or ``status``)."""
+
+    selected = t.Unicode(None, allow_none=True)
+    highlighted = t.List(t.Unicode())
+    note = t.Unicode("")
+    window = t.Tuple(t.Int(), t.Int())
+    axis = t.Unicode("time")
+    color = t.Unicode("kind")
+
+    def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
+                 max_events: int = DEFAULT_MAX_EVENTS, bins: int = DEFAULT_BINS,
+                 width: int = 640) -> None:
+        super().__init__()
+        self.source = TraceSource.of(source, trace_id)
+        if len(self.source) == 0:
+            raise UsageError(f"trace {self.source.trace_id} has no events")
+        self.timeline = Timeline(self.source.table)
+        self.max_events, self.bins, self.width = max_events, bins, width
+        self._syncing = False
+        first, last = self.timeline.span()
+        self._build_controls(first, last)
+        self.frame: Frame = self._frame((first, last), "time", "kind")
+        self.chart = offline_chart(timeline_chart(self.frame, "kind", width))
+        self.chart.observe(self._on_chart_selection, names=["_vl_selections"])
+        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status, self.chart,
+                              w.HBox([w.VBox([self.table_head, self.table]), self.detail])])
+        self.widget.add_class("wb-view")
+        self.widget.add_class("wb-trace")
+        self.observe(self._redraw, names=["window", "axis", "color", "highlighted"])
+        self.observe(self._on_selected, names=["selected"])
+        self.observe(self._on_note, names=["note"])
+        with self.hold_trait_notifications():
+            self.axis = "time" if self.timeline.has_times else "seq"
+            self.window = (first, last)
+        self._redraw()
+        self._on_note()
+
+    # -- layout ------------------------------------------------------------------------
+    def _build_controls(self, first: int, last: int) -> None:
+        self.header = w.HTML(self._header_html())
+        self.axis_buttons = w.ToggleButtons(options=[("time", "time"), ("step", "seq")],
+                                            description="x axis",
+                                            style={"button_width": "60px"})
+        self.color_buttons = w.ToggleButtons(options=["kind", "status"], description="colour",
+                                             style={"button_width": "60px"})
+        self.slider = w.IntRangeSlider(value=(first, last), min=first, max=max(last, first),
+                                       description="steps", continuous_update=False,
+                                       layout=w.Layout(width="420px"))
+        self.reset = w.Button(description="whole trace", layout=w.Layout(width="110px"))
+        self.reset.on_click(lambda _: self.set_window(first, last))
+        w.link((self.axis_buttons, "value"), (self, "axis"))
+        w.link((self.color_buttons, "value"), (self, "color"))
+        self.slider.observe(self._on_slider, names=["value"])
+        self.controls = w.HBox([self.axis_buttons, self.color_buttons, self.slider, self.reset],
+                               layout=w.Layout(flex_flow="row wrap"))
+        self.status = w.HTML()
+        self.table_head = w.HTML()
+        self.table = w.Select(options=[], rows=14, layout=w.Layout(width="560px"))
+        self.table.add_class("wb-mono")
+        self.table.observe(self._on_table, names=["value"])
+        self.detail = w.HTML("<div class=wb-muted>select an event: a bar of the timeline "
+                             "or a row of the table</div>",
+                             layout=w.Layout(width="520px", margin="0 0 0 12px"))
+
+    def _header_html(self) -> str:
+        meta = self.source.meta()
+        fmt = meta.get("source_format") or "in memory"
+        tl = self.timeline
+        span = ""
+        if tl.has_times:
+            span = f", {_dur(float(tl.end_s[tl.timed].max() - tl.start_s[tl.timed].min()))}"
+        return (f"<div class=wb-view><b>trace {esc(self.source.trace_id)}</b> "
+                f"<span class=wb-muted>({esc(fmt)}): {len(tl):,} events{span}</span></div>")
+
+    # -- public API --------------------------------------------------------------------
+    def select(self, event_id: str | None) -> None:
+        """Show this event in the detail pane (and mark it in the timeline and table)."""
+        if event_id is not None and event_id not in self.timeline.position:
+            self.source.event(event_id)  # raises NotFoundError naming the trace
+        if event_id is not None:
+            self._reveal(event_id)
+        self.selected = event_id
+
+    def highlight(self, event_ids: Iterable[str], note: str = "") -> None:
+        """Mark these events (e.g. a finding's witnesses) and select the first of them."""
+        ids = [e for e in event_ids if e in self.timeline.position]
+        with self.hold_trait_notifications():
+            self.note = note if ids else ""
+            self.highlighted = ids
+        if ids:
+            self.select(ids[0])
+
+    def set_window(self, first: int, last: int) -> None:
+        """Draw the events with seq from ``first`` to ``last`` (inclusive)."""
+        lo, hi = self.timeline.span()
+        first, last = max(lo, min(first, last)), min(hi, max(first, last))
+        self.window = (first, last)
+
+    def chart_spec(self) -> dict[str, Any]:
+        """The Vega-Lite spec handed to the browser (what the tests count marks in)."""
+        spec: dict[str, Any] = self.chart.spec or {}
+        return spec
+
+    @property
+    def detail_text(self) -> str:
+        return plain_text(self.detail.value)
+
+    # -- reactions ---------------------------------------------------------------------
+    def _frame(self, window: tuple[int, int], axis: str, color: str) -> Frame:
+        return self.timeline.frame(window, axis, max_events=self.max_events, bins=self.bins,
+                                   color=color, highlighted=frozenset(self.highlighted),
+                                   selected=self.selected)
+
+    def _redraw(self, change: Any = None) -> None:
+        self.frame = self._frame(self.window, self.axis, self.color)
+        self.chart.chart = timeline_chart(self.frame, self.color, self.width)
+        self.status.value = self._status_html()
+        if change is None or change["name"] in ("window", "highlighted"):
+            self._fill_table()
+        if tuple(self.slider.value) != tuple(self.window):
+            self._syncing = True
+            try:
+                self.slider.value = self.window
+            finally:
+                self._syncing = False
+
+    def _status_html(self) -> str:
+        f = self.frame
+        drawn = (f"drawing {f.events - f.untimed:,} events" if f.mode == "events" else
+                 f"{f.events:,} events in {len(f.bins) if f.bins is not None else 0} bins "
+                 f"(more than {self.max_events} to draw one by one): click a bin or narrow "
+                 "the steps to see events")
+        extra = (f"; {f.untimed:,} without times not drawn (use the step axis)"
+                 if f.untimed else "")
+        return (f"<div class='wb-view wb-muted'>steps {f.window[0]}–{f.window[1]}: "
+                f"{drawn}{extra}</div>")
+
+    def _fill_table(self) -> None:
+        tl = self.timeline
+        i, j = tl.indices(self.window)
+        hl = set(self.highlighted)
+        options = [(self._row(k, tl.event_ids[k] in hl), tl.event_ids[k])
+                   for k in range(i, min(j, i + PAGE))]
+        more = j - i - len(options)
+        self.table_head.value = (
+            "<div class=wb-view><pre style='margin:0;padding:2px 6px'>"
+            + esc(f"   {'step':>5} {'start':>9} {'took':>7} {'status':<6} event")
+            + "</pre>" + (f"<div class=wb-muted>first {PAGE} of {j - i:,} events in the "
+                          "window; narrow the steps to see the rest</div>" if more else "")
+            + "</div>")
+        self._syncing = True
+        try:
+            self.table.options = options
+            self.table.value = self.selected if self.selected in {o[1] for o in options} \
+                else None
+        finally:
+            self._syncing = False
+
+    def _row(self, k: int, marked: bool) -> str:
+        tl = self.timeline
+        start = f"+{tl.start_s[k]:.3f}s" if tl.timed[k] else "-"
+        took = _dur(float(tl.end_s[k] - tl.start_s[k])) if tl.timed[k] else "-"
+        indent = "  " * min(tl.depth[k], 8)
+        text = (f"{'●' if marked else ' '}  {tl.seq[k]:>5} {start:>9} {took:>7} "
+                f"{tl.statuses[k]:<6} {indent}{tl.kinds[k]} {tl.names[k]}")
+        return text.replace(" ", "\u00a0")
+
+    def _reveal(self, event_id: str) -> None:
+        """Move the window so that the event is drawn as a bar and listed in the table:
+        it must lie in the window, and the window must be small enough to draw."""
+        tl = self.timeline
+        seq = int(tl.seq[tl.position[event_id]])
+        lo, hi = self.window
+        i, j = tl.indices(self.window)
+        if lo <= seq <= hi and j - i <= min(self.max_events, PAGE):
+            return
+        k = tl.position[event_id]
+        half = min(self.max_events, PAGE) // 2
+        start = max(0, min(k - half, len(tl) - 2 * half))
+        self.set_window(int(tl.seq[start]), int(tl.seq[min(len(tl), start + 2 * half) - 1]))
+
+    def _on_selected(self, change: Any) -> None:
+        event_id = change["new"]
+        if event_id is None:
+            self.detail.value = "<div class=wb-muted>no event selected</div>"
+        else:
+            event = self.source.event(event_id)
+            tl = self.timeline
+            sources = {r.event_id: (int(tl.seq[tl.position[r.event_id]]),
+                                    tl.names[tl.position[r.event_id]])
+                       for r in event.refs if r.event_id in tl.position}
+            parent = None
+            if event.parent_id in tl.position:
+                p = tl.position[event.parent_id]
+                parent = (int(tl.seq[p]), tl.names[p])
+            self.detail.value = event_detail(event, sources, parent)
+        self._redraw(change)
+        if not self._syncing and self.table.value != event_id:
+            self._syncing = True
+            try:
+                ids = {o[1] for o in self.table.options}
+                self.table.value = event_id if event_id in ids else None
+            finally:
+                self._syncing = False
+
+    def _on_note(self, change: Any = None) -> None:
+        base = self._header_html()
+        if self.note:
+            base += (f"<div class=wb-view>highlighted: {len(self.highlighted)} event(s), "
+                     f"{esc(self.note)}</div>")
+        self.header.value = base
+
+    def _on_table(self, change: Any) -> None:
+        if not self._syncing and change["new"] is not None:
+            self.select(change["new"])
+
+    def _on_slider(self, change: Any) -> None:
+        if not self._syncing:
+            self.set_window(*change["new"])
+
+    def _on_chart_selection(self, change: Any) -> None:
+        """A click in the browser: ``pick`` selects an event, ``zoom`` narrows to a bin."""
+        for name, sel in (change["new"] or {}).items():
+            points = PointSelection.from_vega(name, sel.get("value"), sel.get("store")).value
+            if not points:
+                continue
+            if name == "pick" and points[0].get("event_id"):
+                self.select(points[0]["event_id"])
+            elif name == "zoom" and "seq_lo" in points[0]:
+                self.set_window(int(points[0]["seq_lo"]), int(points[0]["seq_hi"]))
