@@ -212,7 +212,10 @@ def find_ibans(text: str) -> list[Hit]:
 # -- IP addresses ---------------------------------------------------------------------------
 
 _IPV4 = re.compile(r"\d(?<![\x00\w.]\d)\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\x00\w]|\.\d)")
-_VERSION_BEFORE = re.compile(r"(?i:\bv|\bversion|\bver\.?|\brelease|\bbuild)[\s:=#]*$")
+# a version keyword (``v1.2.3.4``, ``version: 1.2.3.4``, ``v="8.0.0.0"`` in Sec-CH-UA
+# headers) or a product token (``Chrome/110.0.0.0`` in User-Agent strings)
+_VERSION_BEFORE = re.compile(
+    r"(?i:\bv|\bversion|\bver\.?|\brelease|\bbuild)[\s:=#\"']*$|\b[A-Za-z][\w-]*/$")
 _MASK_OCTETS = frozenset({"0", "128", "192", "224", "240", "248", "252", "254", "255"})
 
 
@@ -226,7 +229,8 @@ def _kept_ipv4(addr: str) -> bool:
 
 def find_ipv4(text: str) -> list[Hit]:
     """Dotted-quad IPv4 addresses; not version strings (``v1.2.3.4``, ``version
-    1.2.3.4``) or parts of longer dotted numbers (OIDs, ``1.2.3.4.5``)."""
+    1.2.3.4``, ``Chrome/110.0.0.0``) or parts of longer dotted numbers (OIDs,
+    ``1.2.3.4.5``)."""
     hits: list[Hit] = []
     for m in _IPV4.finditer(text):
         octets = m.group().split(".")

@@ -136,6 +136,10 @@ def test_ips(ip: str, det: str) -> None:
     "v1.2.3.4", "version 10.0.0.1", "Chrome/120.0.6099.109", "1.3.6.1.4.1.311",
     "12:34:56", "std::vec::Vec", "a[::2]", "Foo::Bar::baz", "00:1a:2b:3c:4d:5e", "1.2.3.4.5",
     "999.1.1.1", "01.02.03.04",
+    # browser versions that happen to be valid dotted quads (a HAR file's User-Agent and
+    # Sec-CH-UA-Full-Version-List headers)
+    "Mozilla/5.0 (KHTML, like Gecko) Chrome/110.0.0.0 Safari/537.36",
+    '"Not.A/Brand";v="8.0.0.0", "Chromium";v="114.0.5735.198"',
 ])
 def test_not_ips(text: str) -> None:
     assert hits(text) == [], text
