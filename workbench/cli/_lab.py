@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -104,4 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.dry_run:
         return 0
     sys.stdout.flush()
-    return subprocess.call(cmd, env=env)
+    sys.stderr.flush()
+    # become JupyterLab: a signal to this process (Ctrl-C, a supervisor's SIGTERM) then
+    # reaches the server itself, and no server outlives the command that started it
+    os.execve(cmd[0], cmd, env)
