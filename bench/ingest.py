@@ -5,14 +5,17 @@
 Generates OTLP/JSON GenAI traces (``bench/_otlpgen.py``), then in the same run times
 
 * **duckdb**: DuckDB alone, ``read_json`` of the file and ``COPY (...) TO x.parquet``
-  with the spans unnested to one row per span (its default thread count), and
-* **ours**: ``workbench.ingest.ingest([file], Store(tmp))`` with default settings,
+  with the spans unnested to one row per span (its default thread count),
+* **ours**: ``workbench.ingest.ingest([file], Store(tmp))`` with default settings
+  (redaction on, where ``ingest`` has the ``redact`` option), and
+* **ours-plain**: the same with ``redact=False`` (only where that option exists),
 
 each in its own subprocess (peak RSS per run from ``wait4``), after warming the page
 cache, interleaved, ``--repeat`` times (default 3), reporting the median time and the
-largest peak RSS. Target: ours >= 0.5x DuckDB's events/s, and peak memory bounded by a
-batch, not by the file (``--big-gb N`` ingests an N-GiB file with ours only and prints
-file size and peak RSS side by side).
+largest peak RSS. Target: ours >= 0.5x DuckDB's events/s (with redaction on; the
+ratio without it is printed too), and peak memory bounded by a batch, not by the file
+(``--big-gb N`` ingests an N-GiB file with ours only and prints file size and peak RSS
+side by side).
 
 This is a measurement, not a test: it exits 0 unless something crashed. Shared machines
 are noisy; compare ratios, not absolute times.
@@ -75,14 +78,27 @@ def _child_duckdb(src: str, out: str) -> dict[str, Any]:
             "threads": int(threads), "version": duckdb.__version__}
 
 
-def _child_ours(src: str, out: str) -> dict[str, Any]:
+def _child_ours(src: str, out: str, **options: Any) -> dict[str, Any]:
     from workbench.ingest import ingest
     from workbench.store import Store
 
     t0 = time.perf_counter()
-    result = ingest([src], Store(Path(out) / "store"))
+    result = ingest([src], Store(Path(out) / "store"), **options)
     seconds = time.perf_counter() - t0
     return {"seconds": seconds, "events": int(result.events), "traces": len(result.traces)}
+
+
+def _child_ours_plain(src: str, out: str) -> dict[str, Any]:
+    return _child_ours(src, out, redact=False)
+
+
+def has_redact_option() -> bool:
+    """Whether ``ingest`` takes ``redact`` (redaction at ingest, on by default)."""
+    import inspect
+
+    from workbench.ingest import ingest
+
+    return "redact" in inspect.signature(ingest).parameters
 
 
 def _child_profile(src: str, out: str) -> dict[str, Any]:
@@ -109,7 +125,11 @@ def _child_profile(src: str, out: str) -> dict[str, Any]:
             "options": kw}
 
 
-CHILDREN = {"duckdb": _child_duckdb, "ours": _child_ours, "profile": _child_profile}
+CHILDREN = {"duckdb": _child_duckdb, "ours": _child_ours, "ours-plain": _child_ours_plain,
+            "profile": _child_profile}
+#: what each method is, in the table
+LABELS = {"duckdb": "duckdb read_json -> parquet", "ours": "ours (default: redaction on)",
+          "ours-plain": "ours, redact=False"}
 
 
 def _child_main(method: str, src: str, out: str) -> int:
@@ -148,14 +168,16 @@ def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str,
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    print(f"{'method':<8} {'events':>10} {'seconds':>9} {'events/s':>11} {'MB/s':>8} "
+    print(f"{'method':<10} {'events':>10} {'seconds':>9} {'events/s':>11} {'MB/s':>8} "
           f"{'peak RSS MB':>12} {'tree MB':>8}")
     for r in rows:
-        print(f"{r['method']:<8} {r['events']:>10,} {r['seconds']:>9.2f} "
+        print(f"{r['method']:<10} {r['events']:>10,} {r['seconds']:>9.2f} "
               f"{r['events_per_s']:>11,.0f} {r['mb_per_s']:>8.1f} {r['peak_rss_mb']:>12.0f} "
               f"{r['peak_tree_mb']:>8.0f}")
     print("(peak RSS: largest single process, from wait4; tree: sampled sum of PSS over the "
           "process and its workers)")
+    for r in rows:
+        print(f"  {r['method']}: {LABELS.get(r['method'], r['method'])}")
 
 
 def generate(path: Path, *, events: int | None = None, gb: float | None = None,
@@ -190,10 +212,11 @@ def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
            f"generated in {gen_stats['seconds']:.1f}s" if gen_stats else ""))
 
     warm(src)
-    runs: dict[str, list[dict[str, Any]]] = {"duckdb": [], "ours": []}
+    methods = ["duckdb", "ours"] + (["ours-plain"] if has_redact_option() else [])
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     failures: dict[str, str] = {}
     for i in range(ns.repeat):
-        for method in ("duckdb", "ours"):
+        for method in methods:
             if method in failures:
                 continue
             try:
@@ -203,7 +226,7 @@ def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
                 log(str(exc))
                 continue
             runs[method].append(r)
-            log(f"  run {i + 1}/{ns.repeat} {method:<6} {r['seconds']:7.2f}s  "
+            log(f"  run {i + 1}/{ns.repeat} {method:<10} {r['seconds']:7.2f}s  "
                 f"{r['events']:,} events  peak RSS {r['peak_rss_mb']:,.0f} MB")
     doc["results"] = [summarize(m, rs, nbytes) for m, rs in runs.items() if rs]
     doc["failures"] = failures
@@ -213,6 +236,9 @@ def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
                          "ok": r["events"] == expected} for m, r in by.items()}
     if "duckdb" in by and "ours" in by:
         doc["ratio_events_per_s"] = by["ours"]["events_per_s"] / by["duckdb"]["events_per_s"]
+    if "duckdb" in by and "ours-plain" in by:
+        doc["ratio_events_per_s_plain"] = (by["ours-plain"]["events_per_s"]
+                                           / by["duckdb"]["events_per_s"])
     doc["target_ratio"] = TARGET_RATIO
 
     if ns.profile and "ours" not in failures:
@@ -262,6 +288,9 @@ def report(doc: dict[str, Any]) -> None:
     if "ratio_events_per_s" in doc:
         print(f"ratio (ours / duckdb) events/s = {doc['ratio_events_per_s']:.2f} "
               f"(target >= {TARGET_RATIO:.2f})")
+    if "ratio_events_per_s_plain" in doc:
+        print(f"ratio (ours-plain / duckdb) events/s = {doc['ratio_events_per_s_plain']:.2f} "
+              f"(redact=False)")
     if doc["input"]:
         rss = ", ".join(f"{m} {max(r['peak_rss_mb'], r['peak_tree_mb']):,.0f} MB"
                         for m, r in by.items())

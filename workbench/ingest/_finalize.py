@@ -7,13 +7,16 @@ orphans, and writes the events batch sorted by (trace_id, seq).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
+import orjson
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..model import (
@@ -21,18 +24,21 @@ from ..model import (
     FLAGS_KEY,
     DuplicateEventError,
     InvalidTraceError,
-    KeyedSource,
     TraceExistsError,
     dumps,
     first_path,
-    link,
+    link_columns,
     loads,
 )
-from ._workers import run_jobs
+from ._decode import loads_exact
+from ._workers import Workers, run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
 _ROWS_PER_BATCH = 8192
+#: the columns whose values repeat: a dictionary pays for them; the JSON texts, one of
+#: a kind, would only be hashed in vain
+_REPEATING = ["trace_id", "parent_id", "kind", "name", "status"]
 _MEMORY = "768MB"  # DuckDB spills sorts beyond this to the batch's work folder
 _ORDER = Path(__file__).with_name("order.sql").read_text()
 
@@ -130,18 +136,19 @@ def _offset(progress: Callable[[int], None] | None,
 
 
 def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work: Path,
-             known_traces: set[str] | None = None, workers: int = 1,
+             known_traces: set[str] | None = None, workers: int | Workers = 1,
              progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
     """Check the staged rows, then finalize each partition; per-trace figures back.
 
     Raises before writing anything when the staged rows break a rule (duplicate ids,
-    partial seq, known trace ids). With ``workers > 1`` partitions run in processes.
+    partial seq, known trace ids). With ``workers > 1`` (or a pool of several)
+    partitions run in processes.
     """
     check([f for files in partitions for f in files], work / "check", known_traces)
     jobs = [(files, events_dir, f"{batch_id}-{i}", work / f"sort-{i}")
             for i, files in enumerate(partitions) if files]
     stats: dict[str, TraceStats] = {}
-    if workers <= 1 or len(jobs) <= 1:
+    if (workers.n if isinstance(workers, Workers) else workers) <= 1 or len(jobs) <= 1:
         done = 0
         for files, d, prefix, w in jobs:
             part = finalize_partition(files, d, prefix, w, progress=_offset(progress, done))
@@ -187,57 +194,139 @@ def _boundaries(tids: list[str]) -> list[tuple[int, int]]:
     return out
 
 
-def _link(table: pa.Table, a: int, b: int, cols: dict[str, list[Any]]) -> list[Any]:
+def _values(table: pa.Table, name: str) -> list[Any] | None:
+    """A column's values, or None when all are null (stated seq and refs, mostly)."""
+    col = table.column(name)
+    return None if col.null_count == len(col) else col.to_pylist()
+
+
+class _Columns:
+    """The small columns of a table of whole traces, as lists, for the Python pass;
+    the big JSON columns stay in Arrow, but the results, which data-flow inference
+    reads for candidate sources."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.trace_id = table.column("trace_id").to_pylist()
+        self.event_id = table.column("event_id").to_pylist()
+        self.kind = table.column("kind").to_pylist()
+        self.start_ns = table.column("start_ns").to_pylist()
+        self.end_ns = table.column("end_ns").to_pylist()
+        self.src = table.column("src").to_pylist()
+        self.seq_given = _values(table, "seq_given")
+        self.refs_given = _values(table, "refs_given")
+        orphan = table.column("orphan")
+        self.orphan = orphan.to_pylist() if pc.any(orphan).as_py() else None
+        self._table = table
+        self._lazy: dict[str, list[Any]] = {}
+
+    def lazy(self, name: str) -> list[Any]:
+        """A column needed only where refs are inferred."""
+        values = self._lazy.get(name)
+        if values is None:
+            values = self._lazy[name] = self._table.column(name).to_pylist()
+        return values
+
+
+def _stats(cols: _Columns, a: int, b: int) -> TraceStats:
+    st = TraceStats(cols.trace_id[a], min(cols.src[a:b]), events=b - a,
+                    counts=dict(Counter(cols.kind[a:b])))
+    if cols.orphan is not None:
+        st.orphans = cols.orphan[a:b].count(True)
+    starts = cols.start_ns[a:b]
+    if None in starts:
+        starts = [x for x in starts if x is not None]
+    ends = cols.end_ns[a:b]
+    if None in ends:
+        ends = [x for x in ends if x is not None]
+    st.start_ns = min(starts) if starts else None
+    st.end_ns = max(ends) if ends else None
+    return st
+
+
+def _leaves(text: str | None) -> Any:
+    """The ``[path, value]`` pairs of a staged ``arg_leaves`` text. The values are
+    strings and integers: a float can only be an integer too wide for orjson, and
+    then the text is read again, exactly."""
+    if not text:
+        return ()
+    pairs = orjson.loads(text)
+    if any(type(v) is float for _, v in pairs):
+        return loads(text)
+    return pairs
+
+
+class _Results:
+    """The parsed results of one trace's events, read when a ref needs them.
+
+    Where a string first appears in a result does not depend on how the integers in
+    it were read (keys and indices make the path), so for a string orjson reads the
+    result as it is; an integer is looked for in an exact reading (``model.loads``:
+    orjson reads integers beyond 64 bits as floats)."""
+
+    __slots__ = ("exact", "fast", "texts")
+
+    def __init__(self, texts: list[str | None]) -> None:
+        self.texts = texts
+        self.fast: dict[int, Any] = {}
+        self.exact: dict[int, Any] = {}
+
+    def find(self, i: int, value: Any) -> str | None:
+        got = self.exact.get(i, _UNREAD)
+        if got is _UNREAD:
+            text = self.texts[i]
+            if type(value) is str:
+                got = self.fast.get(i, _UNREAD)
+                if got is _UNREAD:
+                    got = self.fast[i] = self._read(text, orjson.loads)
+                return first_path(got, value)
+            got = self.exact[i] = self._read(text, loads_exact)
+        return first_path(got, value)
+
+    @staticmethod
+    def _read(text: str | None, read: Callable[[str], Any]) -> Any:
+        if text is None:
+            return None
+        try:
+            return read(text)
+        except orjson.JSONDecodeError:  # what only the exact reader may take
+            return loads_exact(text)
+
+
+_UNREAD: Any = object()
+
+
+def _link(cols: _Columns, a: int, b: int) -> list[Any]:
     """The refs of rows ``a:b`` (one trace): given refs kept, the rest inferred."""
-    given = cols["refs_given"][a:b]
-    if all(g is not None for g in given):
+    given = cols.refs_given[a:b] if cols.refs_given is not None else None
+    if given is not None and None not in given:
         return [loads(g) for g in given]
-    results = table.column("result")
-    parsed: dict[int, Any] = {}
-
-    def find(i: int, value: Any) -> str | None:
-        if i not in parsed:
-            text = results[a + i].as_py()
-            parsed[i] = loads(text) if text is not None else None
-        return first_path(parsed[i], value)
-
-    keyed = [KeyedSource(e, k, s, t, loads(al) if al else (), r or ())  # [path, value] pairs
-             for e, k, s, t, al, r in zip(cols["event_id"][a:b], cols["kind"][a:b],
-                                          cols["start_ns"][a:b], cols["end_ns"][a:b],
-                                          cols["arg_leaves"][a:b], cols["result_keys"][a:b],
-                                          strict=True)]
-    inferred = link(keyed, find)
+    results = _Results(cols.lazy("result")[a:b])
+    inferred = link_columns(
+        cols.event_id[a:b], cols.kind[a:b], cols.start_ns[a:b], cols.end_ns[a:b],
+        [_leaves(al) for al in cols.lazy("arg_leaves")[a:b]],
+        [r or () for r in cols.lazy("result_keys")[a:b]], results.find)
+    if given is None:
+        return inferred
     return [loads(g) if g is not None else inf for g, inf in zip(given, inferred, strict=True)]
-
-
-_SMALL = ("trace_id", "event_id", "kind", "start_ns", "end_ns", "arg_leaves", "result_keys",
-          "seq_given", "refs_given", "orphan", "src")
 
 
 def _finish(table: pa.Table, stats: dict[str, TraceStats]) -> pa.Table:
     """Refs, orphan flags and figures for a table of whole traces; the big JSON columns
-    stay in Arrow (only the small columns come to Python)."""
-    cols = {name: table.column(name).to_pylist() for name in _SMALL}
+    stay in Arrow (only the small columns, and results where refs are inferred, come
+    to Python)."""
+    cols = _Columns(table)
     refs: list[Any] = []
     seqs: list[int] = []
-    for a, b in _boundaries(cols["trace_id"]):
-        given = cols["seq_given"][a:b]
-        seqs.extend(given if given[0] is not None else range(b - a))
-        kinds = cols["kind"][a:b]
-        st = TraceStats(cols["trace_id"][a], min(cols["src"][a:b]), events=b - a)
-        for k in kinds:
-            st.counts[k] = st.counts.get(k, 0) + 1
-        st.orphans = sum(1 for o in cols["orphan"][a:b] if o)
-        starts = [x for x in cols["start_ns"][a:b] if x is not None]
-        ends = [x for x in cols["end_ns"][a:b] if x is not None]
-        st.start_ns = min(starts) if starts else None
-        st.end_ns = max(ends) if ends else None
+    for a, b in _boundaries(cols.trace_id):
+        given = cols.seq_given[a:b] if cols.seq_given is not None else None
+        seqs.extend(given if given is not None and given[0] is not None else range(b - a))
+        st = _stats(cols, a, b)
         stats[st.trace_id] = st
-        refs.extend(_link(table, a, b, cols))
+        refs.extend(_link(cols, a, b))
     attrs = table.column("attrs")
-    if any(cols["orphan"]):
+    if cols.orphan is not None:
         texts = attrs.to_pylist()
-        for i, orphan in enumerate(cols["orphan"]):
+        for i, orphan in enumerate(cols.orphan):
             if orphan:
                 d = loads(texts[i])
                 flags = d.get(FLAGS_KEY, [])
@@ -260,7 +349,8 @@ def _write(tables: Iterator[pa.Table], out: Callable[[int], Path],
         for table in tables:
             final = _finish(table, stats)
             if writer is None:
-                writer = pq.ParquetWriter(out(files), EVENTS, compression="zstd")
+                writer = pq.ParquetWriter(out(files), EVENTS, compression="zstd",
+                                          use_dictionary=_REPEATING)
                 files += 1
             writer.write_table(final, row_group_size=131072)
             rows_in_file += final.num_rows

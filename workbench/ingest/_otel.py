@@ -204,17 +204,36 @@ def _llm(a: dict[str, Any], span_name: str, events: list[Any] | None,
     return str(name), args, result
 
 
+# (family prefix, rest) of each attribute key seen, None for other keys: attribute
+# keys repeat from span to span; bounded, since keys can be data
+_FAMILIES: dict[str, tuple[str, str] | None] = {}
+
+
+def _family(k: str) -> tuple[str, str] | None:
+    f = None
+    if k.startswith(_LLM_PREFIXES):
+        for p in _LLM_PREFIXES:
+            if k.startswith(p):
+                f = (p, k[len(p):])
+                break
+    if len(_FAMILIES) >= 1 << 14:
+        _FAMILIES.clear()
+    _FAMILIES[k] = f
+    return f
+
+
 def _llm_families(a: dict[str, Any]) -> tuple[dict[str, list[tuple[str, Any]]], dict[str, Any]]:
     """Take the flattened attribute families out of ``a``: ``{prefix: [(rest, value)]}``,
     and the request parameters (``gen_ai.request.*`` but the model, and
     ``llm.invocation_parameters``)."""
     groups: dict[str, list[tuple[str, Any]]] = {}
+    known = _FAMILIES.get
     for k in a:
-        if k.startswith(_LLM_PREFIXES):
-            for p in _LLM_PREFIXES:
-                if k.startswith(p):
-                    groups.setdefault(p, []).append((k[len(p):], a[k]))
-                    break
+        f = known(k, _MISSING)
+        if f is _MISSING:
+            f = _family(k)
+        if f is not None:
+            groups.setdefault(f[0], []).append((f[1], a[k]))
     params: dict[str, Any] = {}
     for sub, v in groups.pop("gen_ai.request.", ()):
         if sub != "model":

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..model import EncodingError, InputError, InvalidJSONError, InvalidTraceError, loads
 from ..model import JSONDecodeError as _JSONDecodeError
-from ._decode import iter_json_lines, lines_before, load_document
+from ._decode import iter_json_lines_marked, lines_before, load_document, plain_json
 from ._otel import map_span
 from ._otelfacts import TraceFacts
 from ._otelvalue import (
@@ -83,11 +83,12 @@ class OTLPAdapter:
             # yields runs with the GC as it found it.
             with _gc_paused():
                 try:
-                    where, box = next(docs)
+                    where, box, plain = next(docs)
                 except StopIteration:
                     break
                 # the box is the only reference: the document dies with the mapping
-                events = map_resource_spans(box.pop(), source, facts, count, where)
+                with plain_json(plain):
+                    events = map_resource_spans(box.pop(), source, facts, count, where)
             count += len(events)
             yield from events
             del events
@@ -130,9 +131,10 @@ def _is_part(source: SourceFile) -> bool:
     return bool(source.start) or source.end is not None
 
 
-def _resource_span_lists(source: SourceFile) -> Iterator[tuple[object, list[list[Any]]]]:
-    """``(where, [resourceSpans items])`` per document of the file. The items come in a
-    box the caller empties, so that this generator keeps no reference to them."""
+def _resource_span_lists(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], bool]]:
+    """``(where, [resourceSpans items], plain)`` per document of the file. The items come
+    in a box the caller empties, so that this generator keeps no reference to them;
+    ``plain``: the document is a plain line (``_decode.plain_json``)."""
     head = source.head
     part = _is_part(source)
     if part or _line_mode(head):
@@ -140,16 +142,16 @@ def _resource_span_lists(source: SourceFile) -> Iterator[tuple[object, list[list
                 and not _newline_before(source, STREAM_ABOVE):
             yield from _streamed(source)
             return
-        for n, doc in iter_json_lines(source):
+        for n, doc, plain in iter_json_lines_marked(source):
             where = _Line(source, n) if part else f"line {n}"
             box = [_items(doc, source, where)]
             del doc
-            yield where, box
+            yield where, box, plain
         return
     if source.size > STREAM_ABOVE:
         yield from _streamed(source)
         return
-    yield "", [_items(load_document(source), source, "")]
+    yield "", [_items(load_document(source), source, "")], False
 
 
 class _Line:
@@ -201,7 +203,7 @@ def _items(doc: Any, source: SourceFile, where: object) -> list[Any]:
         f"'resourceSpans' (or Tempo 'batches') list", file=source.display)
 
 
-def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]]]]:
+def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], bool]]:
     """Stream the ``resourceSpans`` items of one huge document, one at a time."""
     import ijson
 
@@ -217,7 +219,7 @@ def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]]]]:
             for i, item in enumerate(ijson.items(f, prefix, use_float=True)):
                 box = [[item]]
                 del item
-                yield f"resourceSpans item {i}", box
+                yield f"resourceSpans item {i}", box, False
     except UnicodeDecodeError as exc:
         raise EncodingError(f"{source.display}: not UTF-8 ({exc.reason})",
                             file=source.display) from None

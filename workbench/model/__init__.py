@@ -29,6 +29,7 @@ from ._refs import (
     first_path,
     infer_refs,
     link,
+    link_columns,
     linkable,
     result_keys,
 )
@@ -85,6 +86,7 @@ __all__ = [
     "format_path",
     "infer_refs",
     "link",
+    "link_columns",
     "linkable",
     "loads",
     "parse_path",

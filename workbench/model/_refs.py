@@ -40,6 +40,7 @@ __all__ = [
     "infer_refs",
     "leaves",
     "link",
+    "link_columns",
     "linkable",
     "linkable_values",
     "result_keys",
@@ -280,25 +281,57 @@ def link(events: Sequence[KeyedSource],
     event at index ``seq``, or None when a key matched but the value is not there.
     Only candidate sources are resolved, so results need not be walked twice.
     """
-    counts = Counter(chain.from_iterable(ev.result_keys for ev in events))
+    return link_columns([e.event_id for e in events], [e.kind for e in events],
+                        [e.start_ns for e in events], [e.end_ns for e in events],
+                        [e.arg_leaves for e in events], [e.result_keys for e in events], find)
+
+
+def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
+                 starts: Sequence[int | None], ends: Sequence[int | None],
+                 arg_leaves: Sequence[Sequence[Sequence[Any]]],
+                 result_keys: Sequence[Sequence[int]],
+                 find: Callable[[int, Any], str | None]) -> list[list[dict[str, str]]]:
+    """``link`` over columns (one list per field of ``KeyedSource``), as a store batch
+    holds them: no object per event.
+
+    Only the result keys that some argument leaf of the trace asks for are indexed,
+    and each leaf's key is computed once.
+    """
+    n = len(event_ids)
+    asked: list[list[tuple[str, Any, int]] | None] = [None] * n
+    wanted: set[int] = set()
+    for i in range(n):
+        leaves = arg_leaves[i]
+        if leaves and kinds[i] in ARG_KINDS:
+            keyed = [(path, v, value_key(v)) for path, v in leaves]
+            asked[i] = keyed
+            wanted.update(k for _, _, k in keyed)
+    out: list[list[dict[str, str]]] = [[] for _ in range(n)]
+    if not wanted:
+        return out
+    counts = Counter(chain.from_iterable(result_keys)).get
+    wanted = {k for k in wanted if counts(k, 0) <= COMMON_AFTER}
     index: dict[int, list[int]] = {}
-    out: list[list[dict[str, str]]] = []
-    for seq, ev in enumerate(events):
-        refs: list[dict[str, str]] = []
-        if ev.arg_leaves and index and ev.kind in ARG_KINDS:
-            for path, v in ev.arg_leaves:
-                for src in index.get(value_key(v), ()):
-                    if not _precedes(events[src], src, ev, seq):
+    for seq in range(n):
+        leaf_keys = asked[seq]
+        if leaf_keys is not None and index:
+            refs = out[seq]
+            start = starts[seq]
+            for path, v, key in leaf_keys:
+                for src in index.get(key, ()):
+                    end = ends[src]
+                    if end is not None and start is not None and starts[src] is not None:
+                        if end > start:  # not before: the source ended after this started
+                            continue
+                    elif src >= seq:
                         continue
                     from_path = find(src, v)
                     if from_path is not None:
-                        refs.append({"event_id": events[src].event_id, "path": path,
+                        refs.append({"event_id": event_ids[src], "path": path,
                                      "from_path": from_path})
                         break
-        out.append(refs)
-        for k in ev.result_keys:
-            if counts[k] <= COMMON_AFTER:
-                index.setdefault(k, []).append(seq)
+        for k in wanted.intersection(result_keys[seq]):
+            index.setdefault(k, []).append(seq)
     return out
 
 
