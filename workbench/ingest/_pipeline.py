@@ -7,6 +7,7 @@ store as it was: the staging area is removed and no commit record is written.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -36,7 +37,7 @@ from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
 from ._source import Adapter, RawEvent, SourceFile, TraceInfo
 from ._stage import Stager
-from ._workers import run_jobs
+from ._workers import Workers, run_jobs
 
 __all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
 
@@ -193,12 +194,21 @@ def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _St
     return _Staged(part.src, rows, stager.files, infos, stager.hits)
 
 
-def _workers(sources: list[tuple[SourceFile, Adapter]], requested: int | None) -> int:
-    """Processes to use: one per core for large inputs, none extra for small ones."""
+def _workers(total: int, requested: int | None) -> int:
+    """Processes to use for ``total`` bytes of input: one per core for large inputs,
+    none extra for small ones."""
     if requested is not None:
         return max(1, requested)
-    total = sum(s.size for s, _ in sources)
     return max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE else 1
+
+
+def _size(files: list[tuple[Path, bool]]) -> int:
+    """Bytes to read, before hashing tells which files are new."""
+    total = 0
+    for p, _ in files:
+        with contextlib.suppress(OSError):  # open_source names the problem
+            total += p.stat().st_size
+    return total
 
 
 def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
@@ -208,7 +218,7 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
         splittable = getattr(adapter, "splittable", None)
         pieces = [src]
         if workers > 1 and splittable is not None and splittable(src):
-            pieces = split_lines(src, workers * 2)
+            pieces = split_lines(src, workers * 4)
         parts.extend(_Part(len(parts) + k, i, piece, adapter.name, work, workers, key)
                      for k, piece in enumerate(pieces))
     return parts
@@ -218,9 +228,9 @@ def _report_file(report: Callable[[int, str | None], None], file: str, n: int) -
     report(n, file)
 
 
-def _stage_all(parts: list[_Part], workers: int,
+def _stage_all(parts: list[_Part], workers: Workers,
                report: Callable[[int, str | None], None]) -> list[_Staged]:
-    if workers <= 1 or len(parts) <= 1:
+    if workers.n <= 1 or len(parts) <= 1:
         out = []
         for p in parts:
             out.append(_stage_part(p, functools.partial(_report_file, report, p.source.display)))
@@ -264,11 +274,21 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
                  requested: int | None, redact: bool) -> IngestResult:
+    files = _expand(paths)
+    # the worker processes start now, importing the ingest code while the files are hashed
+    with Workers(_workers(_size(files), requested)) as pool:
+        return _ingest_files(files, pool, store, forced, progress, requested, redact)
+
+
+def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
+                  store: Store, forced: Adapter | None,
+                  progress: Callable[[IngestProgress], None] | None,
+                  requested: int | None, redact: bool) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
     seen: set[str] = set()
-    for path, from_dir in _expand(paths):
+    for path, from_dir in files:
         src = open_source(path)
         if src.sha256 in known or src.sha256 in seen:
             result.skipped.append({"path": src.display, "reason": "already ingested"
@@ -292,11 +312,14 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
         if progress is not None:
             progress(IngestProgress(phase, n, file))
 
-    workers = _workers(sources, requested)
+    if _workers(sum(s.size for s, _ in sources), requested) < pool.n:
+        pool.close()  # the files already in the store left little to read
+        pool = Workers(1)
+    workers = pool.n
     key = store.redaction_key() if redact else None
     with store.stage() as batch:
         work = batch.dir / "_work"
-        staged = _stage_all(_plan(sources, work, workers, key), workers,
+        staged = _stage_all(_plan(sources, work, workers, key), pool,
                             lambda n, file: report(n, "read", file))
         rows, infos, hits = _gather(staged, len(sources), key)
         for (src, adapter), n in zip(sources, rows, strict=True):
@@ -306,7 +329,7 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
         partitions = [[f for part in staged for f in part.files.get(p, [])]
                       for p in range(workers)]
         stats = finalize(partitions, batch.dir / "events", batch.id, work / "final",
-                         store.trace_ids() if store.exists else None, workers,
+                         store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
         _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
                       sources, None if key is None else hits)

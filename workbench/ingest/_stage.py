@@ -102,6 +102,11 @@ def _cut(value: Any, truncated: bool) -> tuple[str, bool]:
     return dumps(value), truncated | cut
 
 
+#: the staged columns whose values repeat: a dictionary pays for them; the JSON texts,
+#: one of a kind, would only be hashed in vain
+_REPEATING = ["trace_id", "parent_id", "kind", "name", "status"]
+
+
 def partition_of(trace_id: str, partitions: int) -> int:
     """Which finalize partition a trace belongs to (stable across processes)."""
     return zlib.crc32(trace_id.encode("utf-8", "surrogatepass")) % partitions if (
@@ -229,7 +234,7 @@ class Stager:
                                      schema=STAGED)
         path = self.directory / f"p{part:03d}-{len(self.files[part]):05d}.parquet"
         self.directory.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, path, compression="lz4")
+        pq.write_table(table, path, compression="lz4", use_dictionary=_REPEATING)
         self.files[part].append(path)
         self._parts[part] = []
         self._bytes[part] = 0
