@@ -19,7 +19,8 @@ from . import _cat_ai, _cat_apps, _cat_cloud, _cat_code
 from ._cat_rule import ContextRule, Rule
 
 __all__ = ["ANCHORED", "CONTEXT_RULES", "KEYWORDS", "LITERAL_ANCHORS", "PROVIDER_WORDS",
-           "RULES", "best_anchor", "context_rules_for", "rules_for", "scan_vendors"]
+           "RULES", "TOKEN_ANCHORS", "best_anchor", "context_rules_for", "rules_for",
+           "scan_vendors"]
 
 RULES: tuple[Rule, ...] = (*_cat_cloud.RULES, *_cat_code.RULES, *_cat_ai.RULES,
                            *_cat_apps.RULES)
@@ -83,6 +84,11 @@ def _index() -> dict[str, tuple[tuple[Rule, int], ...]]:
 _BY_ANCHOR = _index()
 #: what the combined scan looks for, each mapped to the rules it triggers
 LITERAL_ANCHORS: tuple[str, ...] = tuple(sorted(_BY_ANCHOR))
+#: anchor -> (rule, offset) for the anchors that stand only for token rules (a literal
+#: prefix and a body): such an anchor means something only where one of its rules
+#: matches (``Rule.scan_at``), which is cheap to ask at one place
+TOKEN_ANCHORS: dict[str, tuple[tuple[Rule, int], ...]] = {
+    a: pairs for a, pairs in _BY_ANCHOR.items() if all(r.prefixed for r, _ in pairs)}
 _ORDER = {id(r): i for i, r in enumerate(RULES)}
 
 

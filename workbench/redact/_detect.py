@@ -35,6 +35,7 @@ from ._catalog import (
     LITERAL_ANCHORS,
     PROVIDER_WORDS,
     RULES,
+    TOKEN_ANCHORS,
     best_anchor,
     scan_vendors,
 )
@@ -152,13 +153,37 @@ _FWD = re.compile(_by_first_char([
 ]))
 
 
+#: reversed anchor -> its token rules, for the anchors that stand for nothing else
+_TOKEN_ONLY = {a[::-1]: pairs for a, pairs in TOKEN_ANCHORS.items()
+               if a not in _STRUCT_ANCHORS}
+
+
 def maybe(text: str) -> bool:
     """A cheap gate: ``False`` means ``find(text) == []`` and that no secret-named key
     name stands in ``text`` in key position (before an operator, as a flag or an
-    element). One regex search over the reversed text, one over the text."""
+    element). One regex search over the reversed text, one over the text.
+
+    An anchor that stands only for token rules (``SK`` of a Twilio key, which ``SKU-``
+    holds too) counts only where one of its rules matches; the search then goes on,
+    after asking whether a structural anchor starts at the same place. A rule that
+    matches nothing in the text matches nothing in ``find``'s masked copy of it either
+    (NUL counts as a letter at a token's edges), so the promise holds."""
     if len(text) < 6:  # the shortest hit, an email a@b.co, has six characters
         return False
-    return _GATE.search(text[::-1]) is not None or _FWD.search(text) is not None
+    rev = text[::-1]
+    m = _GATE.search(rev)
+    while m is not None:
+        pairs = _TOKEN_ONLY.get(m.group())
+        if pairs is None:
+            return True
+        start = len(text) - m.end()
+        for rule, offset in pairs:
+            if next(rule.scan_at(text, (start + offset,)), None) is not None:
+                return True
+        if _STRUCT.match(rev, m.start()) is not None:
+            return True
+        m = _GATE.search(rev, m.start() + 1)
+    return _FWD.search(text) is not None
 
 
 # -- find ------------------------------------------------------------------------------

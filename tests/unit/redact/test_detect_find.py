@@ -12,7 +12,10 @@ import string
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from workbench.redact._catalog import TOKEN_ANCHORS
 from workbench.redact._detect import DETECTORS, find, maybe
 from workbench.redact._hits import CATEGORIES, Hit, entropy, is_example, mask_protected
 
@@ -121,6 +124,36 @@ def test_maybe_fires_on_anchors(text: str) -> None:
 def test_maybe_false_implies_find_empty_on_samples() -> None:
     for text in ["hello", "tokens counted: 12", "key points", "passed 3 tests"]:
         assert maybe(text) or find(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "SKU-88164", "order SKU-0042 shipped", "call_64b1bd5a189f737af055b2f7",
+    "cart_e7954b1128cd", "chatcmpl-0a17aeb844b1c2",
+])
+def test_a_token_prefix_without_its_token_does_not_open_the_gate(text: str) -> None:
+    # "SK" (Twilio) and "4b1d" (ClickHouse) count only where their token follows
+    assert not maybe(text)
+
+
+@pytest.mark.parametrize("text", [
+    "SK" + "0123456789abcdef" * 2, "key=SK" + "a1b2c3d4e5f6a7b8" * 2 + ";",
+    "4b1d" + rand(38, 7),
+])
+def test_a_token_prefix_with_its_token_opens_the_gate(text: str) -> None:
+    assert maybe(text) and find(text)
+
+
+_PIECES = sorted(TOKEN_ANCHORS) + ["SKU-", "4b1d", "0123456789abcdef", "«secret:x:0a1b»",
+                                   "data:image/png;base64,", "sha512-", "\\n", "_", "-",
+                                   " ", "\n", "=", ":", "\"", "@", "a@b.co", "xoxb-"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(B62 + "+/=._-", max_size=40)),
+                max_size=12))
+def test_maybe_false_implies_find_empty(pieces: list[str]) -> None:
+    text = "".join(pieces)
+    assert maybe(text) or find(text) == []
 
 
 def test_non_ascii_text() -> None:
