@@ -12,6 +12,7 @@ import datetime as dt
 import functools
 import hashlib
 import os
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -36,10 +37,11 @@ from ._decode import split_lines
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
 from ._source import Adapter, RawEvent, SourceFile, TraceInfo
-from ._stage import Stager
+from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
 
-__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
+__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source",
+           "warm_up"]
 
 _HEAD = 1 << 16
 _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
@@ -275,7 +277,9 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
                  progress: Callable[[IngestProgress], None] | None,
                  requested: int | None, redact: bool) -> IngestResult:
     files = _expand(paths)
-    # the worker processes start now, importing the ingest code while the files are hashed
+    # the worker processes start now, importing the ingest code while the files are
+    # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
+    threading.Thread(target=warm_up, daemon=True).start()
     with Workers(_workers(_size(files), requested)) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact)
 

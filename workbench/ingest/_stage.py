@@ -41,7 +41,7 @@ from ..model import (
 from ..redact import Redactor
 from ._source import RawEvent
 
-__all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of"]
+__all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of", "warm_up"]
 
 MAX_STRING = 1 << 20
 KEEP_CHARS = 1 << 16
@@ -105,6 +105,16 @@ def _cut(value: Any, truncated: bool) -> tuple[str, bool]:
 #: the staged columns whose values repeat: a dictionary pays for them; the JSON texts,
 #: one of a kind, would only be hashed in vain
 _REPEATING = ["trace_id", "parent_id", "kind", "name", "status"]
+
+
+def warm_up() -> None:
+    """Do now what the first conversion to Arrow would do on the way: pyarrow imports
+    pandas (about 0.3 s) the first time it converts Python values. Ingest calls it in
+    a thread while it hashes the input, and each worker before its first job."""
+    try:
+        pa.array([0], pa.int64())
+    except Exception:  # only a head start: the real conversion reports any problem
+        pass
 
 
 def partition_of(trace_id: str, partitions: int) -> int:
