@@ -107,6 +107,17 @@ ENDINGS: tuple[str, ...] = tuple(sorted(
                                   "session-id"}))
 
 
+#: what every name of a class holds (lowercase): the secret and maybe last parts, the
+#: words the other rules end in or need before them (``conn_str``, ``key_data``,
+#: ``session_id``), and each special name's telling word. A name holding none of them
+#: is no secret name, which one search tells.
+_CLASS_WORDS = frozenset(_SECRET_LAST | _MAYBE_LAST | {
+    "pass", "key", "token", "auth", "conn", "session", "phrase", "codes"})
+assert all(any(w in n for w in _CLASS_WORDS) for n in _SECRET_NAMES)
+_ANY_CLASS_WORD = re.compile("|".join(sorted(map(re.escape, _CLASS_WORDS), key=len,
+                                             reverse=True)))
+
+
 def key_parts(name: str) -> tuple[str, ...]:
     """``name`` normalized to lowercase parts: ``"X-Api-Key"``, ``"xApiKey"`` and
     ``"X_API_KEY"`` are all ``("x", "api", "key")``; a trailing version part (``_v2``,
@@ -123,8 +134,14 @@ def key_parts(name: str) -> tuple[str, ...]:
 def key_class(name: str) -> KeyClass | None:
     """``"secret"``, ``"maybe"`` or ``None`` for a key, header, env var, flag or query
     parameter name (see the module docstring)."""
-    parts = key_parts(name)
-    if not parts or len(name) > 80:
+    if len(name) > 80 or _ANY_CLASS_WORD.search(name.lower()) is None:
+        return None
+    return parts_class(key_parts(name))
+
+
+def parts_class(parts: tuple[str, ...]) -> KeyClass | None:
+    """``key_class`` of a name split by ``key_parts``."""
+    if not parts:
         return None
     joined = "_".join(parts)
     if joined in _SECRET_NAMES:
