@@ -18,6 +18,7 @@ Replacements are counted per trace (``hits``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import zlib
 from collections import Counter
@@ -111,10 +112,8 @@ def warm_up() -> None:
     """Do now what the first conversion to Arrow would do on the way: pyarrow imports
     pandas (about 0.3 s) the first time it converts Python values. Ingest calls it in
     a thread while it hashes the input, and each worker before its first job."""
-    try:
-        pa.array([0], pa.int64())
-    except Exception:  # only a head start: the real conversion reports any problem
-        pass
+    with contextlib.suppress(Exception):  # a head start only: the real conversion
+        pa.array([0], pa.int64())           # reports any problem
 
 
 def partition_of(trace_id: str, partitions: int) -> int:
