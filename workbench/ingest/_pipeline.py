@@ -40,8 +40,7 @@ from ._source import Adapter, RawEvent, SourceFile, TraceInfo
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
 
-__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source",
-           "warm_up"]
+__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
 
 _HEAD = 1 << 16
 _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
