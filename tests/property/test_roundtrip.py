@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from workbench.ingest import export_trace, ingest
 from workbench.model import EVENT_KINDS, STATUSES
+from workbench.redact import TOKEN_RE
 from workbench.store import Store
 
 json_scalars = (st.none() | st.booleans() | st.text(max_size=20)
@@ -53,14 +54,12 @@ def _canon(events):
     return sorted(events, key=lambda e: (e["trace_id"], e["seq"]))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(traces())
-def test_jsonl_store_jsonl_is_lossless(events):
+def _round_trip(events, *, redact):
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "in.jsonl"
         src.write_text("".join(json.dumps(e) + "\n" for e in events))
         store = Store(Path(d) / "store")
-        ingest([src], store)
+        ingest([src], store, redact=redact)
         back = []
         for tid in sorted({e["trace_id"] for e in events}):
             buf = io.BytesIO()
@@ -68,4 +67,39 @@ def test_jsonl_store_jsonl_is_lossless(events):
             lines = buf.getvalue().decode().rstrip("\n").split("\n")  # not splitlines: U+0085
             assert json.loads(lines[0]) == {"format": "workbench-events", "version": 1}
             back.extend(json.loads(x) for x in lines[1:])
-        assert _canon(back) == _canon(events)
+        return _canon(back)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces())
+def test_jsonl_store_jsonl_is_lossless(events):
+    """Without redaction, every byte of meaning comes back."""
+    assert _round_trip(events, redact=False) == _canon(events)
+
+
+def _only_tokens_differ(before, after, where="event"):
+    """``after`` is ``before`` with some strings replaced by ones holding a token: the
+    same keys, types, list lengths, numbers, booleans and nulls."""
+    if isinstance(before, str):
+        assert isinstance(after, str), where
+        assert after == before or TOKEN_RE.search(after), (where, before, after)
+    elif isinstance(before, dict):
+        assert isinstance(after, dict) and sorted(after) == sorted(before), where
+        for k in before:
+            _only_tokens_differ(before[k], after[k], f"{where}.{k}")
+    elif isinstance(before, list):
+        assert isinstance(after, list) and len(after) == len(before), where
+        for i, (b, a) in enumerate(zip(before, after, strict=True)):
+            _only_tokens_differ(b, a, f"{where}[{i}]")
+    else:
+        assert after == before and type(after) is type(before), where
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(traces())
+def test_redaction_on_ingest_changes_strings_into_tokens_and_nothing_else(events):
+    """With redaction (the default), what comes back differs from what went in only
+    where a string now holds a token: structure, keys, numbers and types stay."""
+    back = _round_trip(events, redact=True)
+    for before, after in zip(_canon(events), back, strict=True):
+        _only_tokens_differ(before, after)
