@@ -95,9 +95,11 @@ _MAYBE_LAST = frozenset({"signature", "sig", "session", "sessionid", "otp", "tot
 _SECRET_NAMES = frozenset({
     "auth", "basic_auth", "http_auth", "proxy_auth", "digest_auth", "x_amz_signature",
     "x_goog_signature", "x_goog_credential_secret", "connection_string", "conn_str",
-    "connstr", "client_key_data", "key_data", "private_key_data", "seed_phrase",
-    "recovery_codes", "backup_codes",
+    "connstr", "private_key_data", "seed_phrase", "recovery_codes", "backup_codes",
 })
+# names of encoded key material (kubeconfig ``client-key-data``): a secret only when the
+# value looks like one, since ``KeyData`` also names a registry value, a flag or "01"
+_MAYBE_NAMES = frozenset({"key_data", "client_key_data"})
 
 #: every last part (lowercase, as the text spells it) that can make a name secret or
 #: maybe; the detectors' gate looks for these right before an assignment (see _detect)
@@ -113,7 +115,7 @@ ENDINGS: tuple[str, ...] = tuple(sorted(
 #: is no secret name, which one search tells.
 _CLASS_WORDS = frozenset(_SECRET_LAST | _MAYBE_LAST | {
     "pass", "key", "token", "auth", "conn", "session", "phrase", "codes"})
-assert all(any(w in n for w in _CLASS_WORDS) for n in _SECRET_NAMES)
+assert all(any(w in n for w in _CLASS_WORDS) for n in _SECRET_NAMES | _MAYBE_NAMES)
 _ANY_CLASS_WORD = re.compile("|".join(sorted(map(re.escape, _CLASS_WORDS), key=len,
                                              reverse=True)))
 
@@ -146,6 +148,8 @@ def parts_class(parts: tuple[str, ...]) -> KeyClass | None:
     joined = "_".join(parts)
     if joined in _SECRET_NAMES:
         return "secret"
+    if joined in _MAYBE_NAMES:
+        return "maybe"
     last = parts[-1]
     prev = "_".join(parts[:-1])
     prev1 = parts[-2] if len(parts) > 1 else ""
@@ -164,7 +168,7 @@ def parts_class(parts: tuple[str, ...]) -> KeyClass | None:
     if last in ("string", "str") and prev1 in ("connection", "conn"):
         return "secret"
     if last == "data" and prev1 == "key":
-        return "secret"
+        return "maybe"  # *_key_data: key material looks like it (base64 of a PEM key)
     if last == "id" and prev1 == "session":
         return "maybe"  # a web session id is a credential; an agent's (a UUID) stays
     if last in _MAYBE_LAST:

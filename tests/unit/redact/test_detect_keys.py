@@ -40,12 +40,13 @@ SECRET = ["password", "Password", "PASSWORD", "passwd", "pass", "DB_PASSWORD", "
           "connection_string", "secret_access_key", "aws_secret_access_key",
           "SecretAccessKey", "PRIVATE-TOKEN", "ocp-apim-subscription-key", "DD-API-KEY",
           "passphrase", "smtp_pass", "mnemonic", "auth", "_auth", "basic_auth",
-          "client-key-data", "X-Amz-Signature", "master_key", "github_token_secret",
+          "X-Amz-Signature", "master_key", "github_token_secret",
           "encryption_key"]
 MAYBE = ["token", "github_token", "GITHUB_TOKEN", "csrf_token", "key", "access_key",
          "license_plate_key", "signature", "sig", "session", "session_id", "sessionid", "otp",
          "pin", "salt", "jwt", "pwd", "PWD", "first_pass", "x-vault-token", "bot_key",
-         "STORAGE_KEY"]
+         "STORAGE_KEY", "client-key-data", "KeyData", "key_data", "clientKeyData",
+         "tls_key_data"]
 ORDINARY = ["max_tokens", "input_tokens", "output_tokens", "prompt_tokens", "total_tokens",
             "token_type", "tokenizer", "tokens", "token_count", "next_page_token",
             "idempotency_key", "Idempotency-Key", "cache_key", "public_key", "primary_key",

@@ -151,6 +151,29 @@ def test_maybe_keys_are_redacted_only_when_the_value_looks_secret(r):
     assert out["max_tokens"] == 1024 and out["token_type"] == "bearer"
 
 
+KEY_MATERIAL = "LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVBdTFTVTFMZlZMUEhD"
+
+
+@pytest.mark.parametrize(("name", "value"), [
+    ("KeyData", "01"), ("key_data", "true"), ("client-key-data", "see the secret"),
+    ("keyData", "v2"), ("KeyData", "HKLM\\Software\\Vendor"), ("tls_key_data", "none"),
+    ("clientKeyData", "2024-05-01"), ("key_data", "0b3c7a9e-4a8e-4c4f-9d7e-2f4f1b6c8a10"),
+])
+def test_key_material_names_keep_values_that_are_no_key_material(r, name, value):
+    """``*_key_data`` names kubeconfig's key material, but also registry values, flags
+    and counters: a short, worded or structured value under it is evidence, kept."""
+    v = {name: value}
+    assert r.value(v) is v
+
+
+@pytest.mark.parametrize("name", ["client-key-data", "KeyData", "key_data", "clientKeyData",
+                                  "private_key_data"])
+@pytest.mark.parametrize("value", [KEY_MATERIAL, RANDOM, "q8Zt3VbX0pL2mWc9"])
+def test_key_material_under_key_material_names_is_redacted(r, name, value):
+    out = r.value({name: value})
+    assert TOKEN_RE.fullmatch(out[name]) and category(out[name]) == "secret", out
+
+
 def test_env_style_name_value_pairs(r):
     env = [{"name": "DB_PASSWORD", "value": "x9!kQv77"}, {"name": "LOG_LEVEL", "value": "debug"},
            {"Key": "STRIPE_SECRET", "Value": "plain-words-here"}]
