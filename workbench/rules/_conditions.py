@@ -17,8 +17,6 @@ import functools
 import re
 from typing import Any
 
-import jsonschema
-
 from ..model import Event, dumps
 from ._model import Cond, Selector, Where
 
@@ -62,6 +60,8 @@ def matches(value: Any, pattern: str) -> bool:
 
 @functools.lru_cache(maxsize=128)
 def _validator(schema_json: str) -> Any:
+    import jsonschema  # only rules with a `schema` condition pay for it
+
     from ..model import loads
     schema = loads(schema_json)
     return jsonschema.validators.validator_for(schema)(schema)

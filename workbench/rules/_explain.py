@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
-
 from ..model import Event, Trace, dumps
 from ..model import Path as JPath
 from ._conditions import selects, where_holds
@@ -163,6 +161,8 @@ def _every(rule: Rule, b: Every, trace: Trace, e: Event) -> Finding:
                             {"where": {str(w.path): [c.op for c in w.conds]}},
                             values=(short(vals[0]),) if vals else ())
     for root, schema in b.schema:
+        import jsonschema  # only rules with a `schema` condition pay for it
+
         err = jsonschema.exceptions.best_match(
             jsonschema.validators.validator_for(schema)(schema).iter_errors(getattr(e, root)))
         if err is not None:

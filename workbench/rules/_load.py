@@ -11,7 +11,6 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
-import jsonschema
 import yaml
 
 from ..model import EVENT_COLUMNS, EVENT_KINDS, STATUSES, WorkbenchError, loads, parse_path
@@ -371,6 +370,8 @@ def _schema(spec: Any, what: str, ctx: _Ctx) -> dict[str, Any]:
             raise ctx.error(f"{what}: schema file {spec['$ref']} is not JSON: {exc}") from None
     if not isinstance(spec, dict | bool):
         raise ctx.error(f"{what}: a schema is a JSON Schema object or {{$ref: file}}")
+    import jsonschema  # only rules with a `schema` condition pay for it
+
     try:
         jsonschema.validators.validator_for(spec).check_schema(spec)
     except jsonschema.SchemaError as exc:
