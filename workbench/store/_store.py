@@ -44,6 +44,7 @@ from ..model import (
     loads,
 )
 from ._files import atomic_write, exclusive_lock, fsync_dir, try_lock
+from ._rows import to_rows
 from ._views import create_views
 
 __all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "resolve_store_path"]
@@ -343,7 +344,7 @@ class Store:
             raise NotFoundError(f"no trace {trace_id!r} in {self.root}",
                                 hint="`workbench traces` lists the trace ids",
                                 code="TRACE_NOT_FOUND")
-        meta = self.sql("SELECT * FROM traces WHERE trace_id = ?", [trace_id]).to_pylist()
+        meta = to_rows(self.sql("SELECT * FROM traces WHERE trace_id = ?", [trace_id]))
         return Trace.from_arrow(events.select(EVENTS.names), meta[0] if meta else {})
 
     def traces(self, trace_ids: list[str]) -> dict[str, Trace]:
@@ -352,9 +353,8 @@ class Store:
             return {}
         events = self.sql("SELECT * FROM events WHERE list_contains(?, trace_id) "
                           "ORDER BY trace_id, seq", [list(trace_ids)])
-        metas = {m["trace_id"]: m for m in self.sql(
-            "SELECT * FROM traces WHERE list_contains(?, trace_id)",
-            [list(trace_ids)]).to_pylist()}
+        metas = {m["trace_id"]: m for m in to_rows(self.sql(
+            "SELECT * FROM traces WHERE list_contains(?, trace_id)", [list(trace_ids)]))}
         rows: dict[str, list[Any]] = {}
         for row in events.select(EVENTS.names).to_pylist():
             rows.setdefault(row["trace_id"], []).append(row)
