@@ -11,15 +11,15 @@ from ..model import dumps
 from ..rules import load_rules
 from ..rules._check import ENGINES, check
 from ..rules._report import junit, sarif
-from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ..store import Store, resolve_store_path, to_rows
+from ._main import common, emit, summary
 from ._render import render_table
 
 RAW = argparse.RawDescriptionHelpFormatter
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("check", help="judge stored traces against a rules file",
+    p = sub.add_parser("check", help=summary("check"),
                        description="Run a rules file over the stored traces (all, or those "
                        "named with --trace) and record the findings. Exit 1 when an "
                        "`error` rule is violated.",
@@ -38,7 +38,7 @@ def register(sub: Any) -> None:
     common(p)
     p.set_defaults(func=run_check)
 
-    p = sub.add_parser("findings", help="list recorded findings",
+    p = sub.add_parser("findings", help=summary("findings"),
                        description="List the findings recorded by `workbench check`, or "
                        "with --group one line per signature.",
                        epilog="examples:\n  workbench findings --group\n"
@@ -95,7 +95,7 @@ def run_findings(args: argparse.Namespace) -> int:
                                 "WHERE trace_id = ?)")
         table = store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
                           "signature", params)
-        rows = [_plain(r) for r in table.to_pylist()]
+        rows = [_plain(r) for r in to_rows(table)]
         emit(args, {"groups": rows}, lambda: render_table(
             ["signature", "rule", "count", "runs", "traces", "status", "example"],
             [[r["signature"], r["rule"], r["count"], r["runs"], r["traces"], r["status"],
@@ -103,7 +103,7 @@ def run_findings(args: argparse.Namespace) -> int:
         return 0
     table = store.sql(f"SELECT * FROM findings{cond} ORDER BY checked_at DESC, rule, "
                       "trace_id, seq", params)
-    rows = [_plain(r) for r in table.to_pylist()]
+    rows = [_plain(r) for r in to_rows(table)]
     emit(args, {"findings": rows}, lambda: render_table(
         ["checked_at", "severity", "rule", "trace_id", "seq", "message"],
         [[r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"], r["message"]]

@@ -20,7 +20,7 @@ from ..ingest import read_trace
 from ..model import InputError, NotFoundError, Trace, UsageError
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 
 RAW = argparse.RawDescriptionHelpFormatter
 DEFAULT_OUT = "shadow-out"
@@ -28,7 +28,7 @@ DEFAULT_OUT = "shadow-out"
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
-        "diff", help="what changed between two traces",
+        "diff", help=summary("diff"),
         description="Align the events of two traces (by kind and name, anchored on rare "
         "events) and report added, removed, changed (path, old, new) and reordered events. "
         "A and B are trace ids (or unique prefixes) in the store, or trace files of any "
@@ -47,7 +47,7 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_diff)
 
     p = sub.add_parser(
-        "shadow", help="run the old and the new build on frozen fixtures and compare",
+        "shadow", help=summary("shadow"),
         description="Run both builds on every file under FIXTURES_DIR ({fixture} in a "
         "command is the file's path), canonicalize their JSON output, compare sha256 "
         "digests and report each changed fixture with the changed paths. Mismatches "

@@ -20,7 +20,7 @@ from ..fixtures import (
 )
 from ..model import UsageError
 from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 
 EXAMPLE = """examples:
   workbench export 4bf92f35 > incident.jsonl
@@ -33,7 +33,7 @@ TARGET is a fixture when it is a fixture folder (or a file in one) or NAME[/vN] 
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("export", help="write a stored trace or a fixture as JSONL or OTLP",
+    p = sub.add_parser("export", help=summary("export"),
                        description="Write a stored trace or a fixture's events as "
                        "workbench JSONL (one event per line, JSON values parsed; `workbench "
                        "ingest` reads it back losslessly) or as OTLP/JSON spans.",

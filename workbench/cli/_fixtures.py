@@ -18,7 +18,7 @@ from ..fixtures import (
 from ..redact import load_policy
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 
 PROMOTE_EXAMPLE = """examples:
   workbench promote 4bf92f35 --rules rules.yaml --name archive-incident
@@ -40,7 +40,7 @@ exit status: 0 every fixture matches its pin (or a hand edit is named in its not
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("promote", help="turn an incident trace into a regression fixture",
+    p = sub.add_parser("promote", help=summary("promote"),
                        description="Redact a stored trace with the promotion policy (and "
                        "optionally minimize it first), and write it with the rules that "
                        "catch it as the next version DIR/NAME/vN/ of a fixture; "
@@ -66,7 +66,7 @@ def register(sub: Any) -> None:
     common(p)
     p.set_defaults(func=run_promote)
 
-    v = sub.add_parser("verify", help="check every fixture against fixtures.lock",
+    v = sub.add_parser("verify", help=summary("verify"),
                        description="Recompute the content hash of every fixture version "
                        "and report versions that changed without a new version or a note "
                        "naming the changed field, unreadable files, and versions missing "

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..ingest import IngestProgress, IngestResult, format_names, ingest
 from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 from ._render import ProgressLine
 
 EXAMPLE = """examples:
@@ -19,7 +19,7 @@ EXAMPLE = """examples:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("ingest", help="read trace files into the store",
+    p = sub.add_parser("ingest", help=summary("ingest"),
                        description="Read trace files into the store. The format is detected "
                        "from the content; files of one trace may be given together. "
                        "Re-ingesting a file adds nothing. Secrets and personal data are "

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..model import NotFoundError, UsageError
 from ..store import resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 
 __all__ = ["DEFAULT_NOTEBOOK", "lab_command", "register"]
 
@@ -31,7 +31,7 @@ EPILOG = """examples:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("lab", help="open JupyterLab on the notebooks, with the store set",
+    p = sub.add_parser("lab", help=summary("lab"),
                        description="Start JupyterLab (127.0.0.1 only) on the notebooks "
                        "folder and open the triage notebook. Kernels get the store as "
                        "$WORKBENCH_STORE. Needs the `lab` extra.",

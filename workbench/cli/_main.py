@@ -8,6 +8,7 @@ error envelope on stdout with ``--json``); 3 an internal error (a bug: please re
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 
 from ..model import UsageError, WorkbenchError, dumps
 
-__all__ = ["Command", "Parser", "main"]
+__all__ = ["COMMANDS", "Command", "Parser", "command_of", "main", "summary"]
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -43,27 +44,87 @@ def emit(args: argparse.Namespace, doc: Any, text: Callable[[], str]) -> None:
             sys.stdout.write(out if out.endswith("\n") else out + "\n")
 
 
-def build_parser() -> Parser:
-    from . import _check, _diff, _export, _fixtures, _ingest, _lab, _minimize, _query, _redact
+#: every command: the module that registers it and its line in ``workbench --help``.
+#: Only the module of the command being run is imported, so ``workbench --help`` and
+#: ``workbench traces`` do not load what ``ingest`` or ``check`` need. A module that
+#: registers several commands is listed for each, next to each other.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "ingest": ("_ingest", "read trace files into the store"),
+    "traces": ("_query", "list the traces in the store"),
+    "show": ("_query", "print a trace's timeline and tool calls"),
+    "sql": ("_query", "run DuckDB SQL over the store's views"),
+    "export": ("_export", "write a stored trace or a fixture as JSONL or OTLP"),
+    "check": ("_check", "judge stored traces against a rules file"),
+    "findings": ("_check", "list recorded findings"),
+    "minimize": ("_minimize", "shrink a trace to the steps that still break a rule"),
+    "diff": ("_diff", "what changed between two traces"),
+    "shadow": ("_diff", "run the old and the new build on frozen fixtures and compare"),
+    "promote": ("_fixtures", "turn an incident trace into a regression fixture"),
+    "verify": ("_fixtures", "check every fixture against fixtures.lock"),
+    "lab": ("_lab", "open JupyterLab on the notebooks, with the store set"),
+    "redact": ("_redact", "redact or scan files for secrets and personal data"),
+}
+_GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 
+
+def summary(command: str) -> str:
+    """The one-line help of ``command`` (what ``workbench --help`` lists)."""
+    return COMMANDS[command][1]
+
+
+def command_of(argv: Sequence[str]) -> str | None:
+    """The command named in ``argv`` (after any global options), or None."""
+    it = iter(argv)
+    for tok in it:
+        if tok == "--store":
+            next(it, None)
+        elif tok.startswith("--store=") or tok in _GLOBAL_FLAGS:
+            continue
+        else:
+            return tok if tok in COMMANDS else None
+    return None
+
+
+def build_parser(command: str | None = None) -> Parser:
+    """The parser, with ``command``'s module registered in full and every other command
+    listed by name and help only (``None``: all of them, as ``--help`` shows them)."""
     parser = Parser(
         prog="workbench",
         description="Forensics on AI-agent tool traces: ingest, query and judge them.",
         epilog="example:\n  workbench ingest traces/examples/archive-incident.otlp.json\n"
-               "  workbench traces\n  workbench show <trace-id>",
-        formatter_class=argparse.RawDescriptionHelpFormatter)
+               "  workbench traces\n  workbench show <trace-id>\n\n"
+               "--store and --json may come before or after the command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
     parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--store", metavar="DIR", dest="global_store",
+                        help="the store, for every command that uses one "
+                             "(default: $WORKBENCH_STORE or ./traces/store)")
+    parser.add_argument("--json", action="store_true", dest="global_json",
+                        help="print one JSON document on stdout and nothing else")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    _ingest.register(sub)
-    _query.register(sub)
-    _export.register(sub)
-    _check.register(sub)
-    _minimize.register(sub)
-    _diff.register(sub)
-    _fixtures.register(sub)
-    _lab.register(sub)
-    _redact.register(sub)
+    wanted = COMMANDS[command][0] if command in COMMANDS else None
+    for name, (module, text) in COMMANDS.items():
+        if module != wanted:
+            sub.add_parser(name, help=text)
+        elif name not in sub.choices:
+            importlib.import_module(f"{__package__}.{module}").register(sub)
     return parser
+
+
+def _merge_globals(args: argparse.Namespace) -> None:
+    """``--store`` / ``--json`` given before the command mean what they mean after it."""
+    if args.global_json:
+        args.json = True
+    if args.global_store is None:
+        return
+    command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
+    if not hasattr(args, "store"):
+        raise UsageError(f"workbench {command} takes no --store",
+                         hint=f"run `workbench {command} --help` for its options")
+    if args.store is not None and args.store != args.global_store:
+        raise UsageError(f"--store is given twice: {args.global_store} and {args.store}",
+                         hint="name the store once, before or after the command")
+    args.store = args.global_store
 
 
 def _version() -> str:
@@ -87,11 +148,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     wants_json = "--json" in argv
     try:
-        parser = build_parser()
+        parser = build_parser(command_of(argv))
         args = parser.parse_args(argv)
         if args.command is None:
             parser.print_help()
             return 2
+        _merge_globals(args)
         func: Command = args.func
         return func(args)
     except WorkbenchError as exc:
@@ -129,4 +191,9 @@ def _silence_stdout() -> None:
 
 
 def run() -> NoReturn:
+    """The console entry point: this process is the CLI's own."""
+    # Rules validate JSON Schema without a format checker (`format` is an annotation),
+    # so the IRI grammar that jsonschema compiles on import where rfc3987-syntax is
+    # installed (JupyterLab's extras bring it; about 1 s) is never used: keep it out.
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
     sys.exit(main())

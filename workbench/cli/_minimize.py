@@ -19,7 +19,7 @@ from ..minimize import (
 from ..model import NotFoundError, UsageError
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ._main import common, emit, summary
 from ._render import ProgressLine
 
 EXAMPLE = """examples:
@@ -32,7 +32,7 @@ exit status: 0 minimized and proven 1-minimal; 1 a result that is not proven 1-m
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("minimize", help="shrink a trace to the steps that still break a rule",
+    p = sub.add_parser("minimize", help=summary("minimize"),
                        description="Reduce a stored trace to a dependency-closed sub-trace "
                        "that still yields the rule's finding with the same signature (or "
                        "still makes --oracle-cmd exit 1), and store it as a new trace "

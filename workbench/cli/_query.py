@@ -10,20 +10,20 @@ from typing import Any
 import pyarrow as pa
 
 from ..model import dumps, loads
-from ..store import Store, resolve_store_path
-from ._main import common, emit
+from ..store import Store, resolve_store_path, to_rows
+from ._main import common, emit, summary
 from ._render import render_table, render_timeline
 
 
 def register(sub: Any) -> None:
     raw = argparse.RawDescriptionHelpFormatter
-    p = sub.add_parser("traces", help="list the traces in the store",
+    p = sub.add_parser("traces", help=summary("traces"),
                        description="List the traces in the store, newest first.",
                        epilog="example:\n  workbench traces --json", formatter_class=raw)
     common(p)
     p.set_defaults(func=run_traces)
 
-    p = sub.add_parser("show", help="print a trace's timeline and tool calls",
+    p = sub.add_parser("show", help=summary("show"),
                        description="Print one trace as a timeline: indentation by parent, "
                        "offsets, durations, status, tool names with argument summaries and "
                        "where arguments came from; then its tool calls.",
@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     common(p)
     p.set_defaults(func=run_show)
 
-    p = sub.add_parser("sql", help="run DuckDB SQL over the store's views",
+    p = sub.add_parser("sql", help=summary("sql"),
                        description="Run SQL over the views events, traces and tool_calls.",
                        epilog="examples:\n"
                               "  workbench sql "
@@ -77,7 +77,7 @@ def run_traces(args: argparse.Namespace) -> int:
         "    AS errors, "
         "  t.start_ns, (t.end_ns - t.start_ns) / 1e9 AS seconds, t.source_path, t.ingested_at "
         "FROM traces t ORDER BY t.ingested_at DESC, t.trace_id")
-    rows = [{k: _plain(v) for k, v in r.items()} for r in table.to_pylist()]
+    rows = [{k: _plain(v) for k, v in r.items()} for r in to_rows(table)]
     emit(args, {"traces": rows}, lambda: render_table(
         ["trace_id", "format", "events", "tools", "errors", "seconds", "source"],
         [[r["trace_id"], r["source_format"], r["events"], r["tool_calls"], r["errors"],
@@ -104,7 +104,7 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_sql(args: argparse.Namespace) -> int:
     table = _store(args).sql(args.query)
-    rows = [{k: _plain(v) for k, v in r.items()} for r in table.to_pylist()]
+    rows = [{k: _plain(v) for k, v in r.items()} for r in to_rows(table)]
     if args.json:
         emit(args, {"columns": table.column_names, "rows": rows}, str)
     elif args.format == "json":

@@ -7,13 +7,13 @@ from typing import Any
 
 from ..model import UsageError
 from ..redact import ApplyResult, Redactor, ScanResult, redact_files, redaction_key, scan_files
-from ._main import Parser, common, emit
+from ._main import Parser, common, emit, summary
 
 RAW = argparse.RawDescriptionHelpFormatter
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("redact", help="redact or scan files for secrets and personal data",
+    p = sub.add_parser("redact", help=summary("redact"),
                        description="Apply the ingest-time detectors to JSON, JSONL or text "
                        "files (apply), or report what they still find (scan).",
                        epilog="examples:\n  workbench redact apply incident.har --out clean/\n"
