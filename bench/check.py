@@ -93,7 +93,7 @@ rules:
       edges: [[s, r], [r, p], [p, t]]
 """
 
-# Happens-before of DESIGN.md: a.end <= b.start where a has both times and b a start,
+# Happens-before of docs/design.md: a.end <= b.start where a has both times and b a start,
 # else a.seq < b.seq.
 _PRECEDES = """CASE WHEN {a}.start_ns IS NOT NULL AND {a}.end_ns IS NOT NULL
                     AND {b}.start_ns IS NOT NULL THEN {a}.end_ns <= {b}.start_ns

@@ -1,5 +1,5 @@
 """The DuckDB engine finds exactly the violations the Python engine finds, for random
-traces and random rules of every body (DESIGN.md: "both must give the same findings").
+traces and random rules of every body (docs/design.md: "both give the same findings").
 
 Generated data stays where the engines are documented to agree (``workbench.rules._sql``):
 regular expressions without classes that RE2 reads as ASCII, no empty keys.

@@ -1,6 +1,6 @@
 """The Arrow schemas of the store: the single source of truth for column names and types.
 
-``EVENTS`` is the event model of DESIGN.md, column for column; ``TRACES`` holds
+``EVENTS`` is the event model of docs/design.md, column for column; ``TRACES`` holds
 trace-level metadata. Everything that writes or reads the store takes the names
 from here.
 """
