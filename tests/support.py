@@ -16,7 +16,7 @@ import pytest
 from hypothesis import strategies as st
 
 from workbench.cli import main
-from workbench.ingest import Adapter, RawEvent, SourceFile, TraceInfo, open_source
+from workbench.formats import Adapter, RawEvent, SourceFile, TraceInfo, open_source
 from workbench.model import FLAGS_KEY, InputError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -28,8 +28,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, orphans, read
-from workbench.ingest import detect, open_source
-from workbench.ingest._claudecode import CLAUDE_CODE
+from workbench.formats import open_source
+from workbench.formats.agents._claude_code import CLAUDE_CODE
+from workbench.ingest import detect
 from workbench.model import FLAGS_KEY
 
 # file -> (events, tool_calls, errors, parented, orphans, traces)

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.corpus.test_every_file import FORMATS
-from workbench.ingest import export_trace, ingest
+from workbench.fixtures import export_trace
+from workbench.ingest import ingest
 from workbench.redact import scan_files
 from workbench.store import Store
 

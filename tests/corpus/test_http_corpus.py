@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, flagged, read
-from workbench.ingest import Adapter, detect, open_source
-from workbench.ingest._har import HAR
-from workbench.ingest._pact import PACT
-from workbench.ingest._vcr import VCR
+from workbench.formats import Adapter, open_source
+from workbench.formats.http._har import HAR
+from workbench.formats.http._pact import PACT
+from workbench.formats.http._vcr import VCR
+from workbench.ingest import detect
 
 HAR_DIR = "mitmproxy-har"
 VCR_DIR = "otel-python-contrib-openai-v2"

@@ -24,8 +24,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, read
-from workbench.ingest import detect, open_source
-from workbench.ingest._inspect import INSPECT
+from workbench.formats import open_source
+from workbench.formats.agents._inspect import INSPECT
+from workbench.ingest import detect
 
 FOLDER = "inspect-ai"
 

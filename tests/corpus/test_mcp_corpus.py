@@ -26,8 +26,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, read
-from workbench.ingest import ADAPTERS, detect, open_source
-from workbench.ingest._mcp import MCP
+from workbench.formats import open_source
+from workbench.formats.mcp._read import MCP
+from workbench.ingest import ADAPTERS, detect
 
 # file -> (events, tool_calls, errors, parented, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {

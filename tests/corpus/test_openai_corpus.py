@@ -34,9 +34,10 @@ import pytest
 import yaml
 
 from tests.support import counts, flagged, orphans, read
-from workbench.ingest import RawEvent, detect, open_source
-from workbench.ingest._anthropic import ANTHROPIC
-from workbench.ingest._openai import OPENAI
+from workbench.formats import RawEvent, open_source
+from workbench.formats.chat._anthropic import ANTHROPIC
+from workbench.formats.chat._openai import OPENAI
+from workbench.ingest import detect
 
 CASSETTES = "otel-python-contrib-openai-v2"
 SDK = "openinference-claude-agent-sdk"

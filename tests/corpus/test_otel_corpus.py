@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, orphans, read
-from workbench.ingest import Adapter, detect, open_source
-from workbench.ingest._langfuse import LANGFUSE
-from workbench.ingest._otlp import OTLP
-from workbench.ingest._spanjson import SPAN_JSON
+from workbench.formats import Adapter, open_source
+from workbench.formats.otel._langfuse import LANGFUSE
+from workbench.formats.otel._otel_json import OTEL_JSON
+from workbench.formats.otel._otlp import OTLP
+from workbench.ingest import detect
 
 # file -> (adapter, events, tool_calls, parented, orphans, errors, traces)
 EXPECTED: dict[str, tuple[Adapter, int, int, int, int, int, int]] = {
@@ -39,16 +40,16 @@ EXPECTED: dict[str, tuple[Adapter, int, int, int, int, int, int]] = {
     "assay-otlp-mcp/mcp_client_tools_call.json": (OTLP, 1, 1, 0, 0, 0, 1),
     "assay-otlp-mcp/mcp_server_tools_call.json": (OTLP, 1, 1, 0, 0, 0, 1),
     # ten Vercel AI SDK spans, each in its own trace, no parent ids stored
-    "openinference-otel-spans/vercel-ai-sdk-v6.all-spans.json": (SPAN_JSON, 10, 0, 0, 0, 0, 10),
+    "openinference-otel-spans/vercel-ai-sdk-v6.all-spans.json": (OTEL_JSON, 10, 0, 0, 0, 0, 10),
     # attribute maps of one span each
     "openinference-otel-spans/openinference_client_span_tool_calls.json":
-        (SPAN_JSON, 1, 0, 0, 0, 0, 1),
+        (OTEL_JSON, 1, 0, 0, 0, 0, 1),
     "openinference-otel-spans/otel_genai_client_span_tool_calls.json":
-        (SPAN_JSON, 1, 0, 0, 0, 0, 1),
+        (OTEL_JSON, 1, 0, 0, 0, 0, 1),
     "openinference-otel-spans/otel_genai_deprecated_client_span_tool_calls.json":
-        (SPAN_JSON, 1, 0, 0, 0, 0, 1),
+        (OTEL_JSON, 1, 0, 0, 0, 0, 1),
     "openinference-otel-spans/otel_genai_tool_execution_span.json":
-        (SPAN_JSON, 1, 1, 0, 0, 0, 1),
+        (OTEL_JSON, 1, 1, 0, 0, 0, 1),
     # Langfuse exports: 62 observations in all, every parent resolves
     "langfuse-framework-traces/claude-agent-2025-12-22.trace.json": (LANGFUSE, 7, 2, 6, 0, 0, 1),
     "langfuse-framework-traces/crewai-2025-07-11.trace.json": (LANGFUSE, 6, 0, 5, 0, 0, 1),
@@ -89,14 +90,14 @@ def test_capture_manifest_is_not_a_trace(corpus: Path) -> None:
     # vercel-ai-sdk-v6.capture-results.json lists attribute *names* as values; no adapter
     # of an OTel shape may claim it
     src = open_source(corpus / "openinference-otel-spans/vercel-ai-sdk-v6.capture-results.json")
-    assert SPAN_JSON.sniff(src) == 0
+    assert OTEL_JSON.sniff(src) == 0
     assert OTLP.sniff(src) == 0
     assert LANGFUSE.sniff(src) == 0
 
 
 def test_mcp_session_log_is_left_to_its_own_adapter(corpus: Path) -> None:
     src = open_source(corpus / "assay-otlp-mcp/mcp_edge_case_session.json")
-    assert (OTLP.sniff(src), SPAN_JSON.sniff(src), LANGFUSE.sniff(src)) == (0, 0, 0)
+    assert (OTLP.sniff(src), OTEL_JSON.sniff(src), LANGFUSE.sniff(src)) == (0, 0, 0)
 
 
 def test_kagent_spans_keep_their_quirks(corpus: Path) -> None:

@@ -23,8 +23,9 @@ from pathlib import Path
 import pytest
 
 from tests.support import counts, orphans, read
-from workbench.ingest import detect, open_source
-from workbench.ingest._sweagent import SWE_AGENT
+from workbench.formats import open_source
+from workbench.formats.agents._swe_agent import SWE_AGENT
+from workbench.ingest import detect
 
 # file -> (events, tool_calls, errors, parented, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {

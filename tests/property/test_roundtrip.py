@@ -8,7 +8,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from workbench.ingest import export_trace, ingest
+from workbench.fixtures import export_trace
+from workbench.ingest import ingest
 from workbench.model import EVENT_KINDS, STATUSES
 from workbench.redact import TOKEN_RE
 from workbench.store import Store

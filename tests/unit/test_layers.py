@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "workbench"
-LAYER = {"model": 0, "store": 1, "ingest": 2, "rules": 2, "redact": 2, "minimize": 2,
+LAYER = {"model": 0, "store": 1, "formats": 2, "ingest": 2, "rules": 2, "redact": 2, "minimize": 2,
          "diff": 2, "fixtures": 2, "contracts": 2, "replay": 2,
          "cli": 3, "notebook": 3, "pytest_plugin": 3, "__main__": 3}
 CORE_THIRD_PARTY = {"pyarrow", "orjson"}

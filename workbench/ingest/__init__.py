@@ -1,28 +1,24 @@
-"""Ingest: read the formats agents and HTTP clients write into the store."""
+"""Ingest: the pipeline that reads source files into the store.
 
-from ._direct import read_trace
-from ._jsonl import HEADER as JSONL_HEADER
-from ._jsonl import export_trace, write_jsonl
-from ._pipeline import IngestProgress, IngestResult, TraceSummary, ingest, open_source
+Registry and detection (``_registry``: which ``workbench.formats`` adapter reads a file),
+redaction and columnar staging (``_stage``), finalizing (``_finalize``: order, steps,
+data flow, flags), worker processes (``_workers``), the commit, and ``read_trace``
+(the same pipeline into a throwaway store). The formats themselves live in
+``workbench.formats``.
+"""
+
+from ._pipeline import IngestProgress, IngestResult, TraceSummary, ingest
+from ._read_trace import read_trace
 from ._registry import ADAPTERS, adapter_for, detect, format_names
-from ._source import Adapter, RawEvent, SourceFile, TraceInfo
 
 __all__ = [
     "ADAPTERS",
-    "JSONL_HEADER",
-    "Adapter",
     "IngestProgress",
     "IngestResult",
-    "RawEvent",
-    "SourceFile",
-    "TraceInfo",
     "TraceSummary",
     "adapter_for",
     "detect",
-    "export_trace",
     "format_names",
     "ingest",
-    "open_source",
     "read_trace",
-    "write_jsonl",
 ]

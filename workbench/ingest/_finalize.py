@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..formats import loads_exact
 from ..model import (
     EVENTS,
     FLAGS_KEY,
@@ -30,7 +31,6 @@ from ..model import (
     link_columns,
     loads,
 )
-from ._decode import loads_exact
 from ._workers import Workers, run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import hashlib
 import os
 import threading
 from collections import Counter
@@ -22,27 +21,24 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..formats import Adapter, RawEvent, SourceFile, TraceInfo, open_source, split_lines
 from ..model import (
     TRACES,
     InputError,
     InvalidTraceError,
-    NotFoundError,
     StoreError,
     WorkbenchError,
     dumps,
 )
 from ..redact import DETECTORS, Redactor
 from ..store import Store
-from ._decode import split_lines
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
-from ._source import Adapter, RawEvent, SourceFile, TraceInfo
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
 
-__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest", "open_source"]
+__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest"]
 
-_HEAD = 1 << 16
 _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
 _PARALLEL_ABOVE = 32 << 20  # bytes of input before more processes pay for their start
 _MAX_WORKERS = 4
@@ -85,30 +81,6 @@ class IngestResult:
             "skipped": self.skipped,
             "batch": self.batch,
         }
-
-
-def open_source(path: str | os.PathLike[str]) -> SourceFile:
-    """Hash a file and read its head; errors name the file."""
-    p = Path(path)
-    if not p.exists():
-        raise NotFoundError(f"no such file: {p}", code="FILE_NOT_FOUND",
-                            hint="check the path", file=str(p))
-    if not p.is_file():
-        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p))
-    h = hashlib.sha256()
-    head = b""
-    size = 0
-    try:
-        with open(p, "rb") as f:
-            while chunk := f.read(1 << 20):
-                if not head:
-                    head = chunk[:_HEAD]
-                h.update(chunk)
-                size += len(chunk)
-    except OSError as exc:
-        raise InputError(f"cannot read {p}: {exc.strerror}", code="UNREADABLE",
-                         file=str(p)) from None
-    return SourceFile(p, h.hexdigest(), size, head)
 
 
 def _expand(paths: Iterable[str | os.PathLike[str]]) -> list[tuple[Path, bool]]:

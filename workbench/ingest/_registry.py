@@ -2,28 +2,31 @@
 
 from __future__ import annotations
 
+from ..formats import (
+    ANTHROPIC,
+    CLAUDE_CODE,
+    HAR,
+    INSPECT,
+    JSONL,
+    LANGFUSE,
+    MCP,
+    OPENAI,
+    OPENHANDS,
+    OTEL_JSON,
+    OTLP,
+    PACT,
+    SWE_AGENT,
+    TAU_BENCH,
+    VCR,
+    Adapter,
+    SourceFile,
+)
 from ..model import EmptyInputError, UnrecognizedFormatError, UsageError
-from ._anthropic import ANTHROPIC
-from ._claudecode import CLAUDE_CODE
-from ._har import HAR
-from ._inspect import INSPECT
-from ._jsonl import JSONL
-from ._langfuse import LANGFUSE
-from ._mcp import MCP
-from ._openai import OPENAI
-from ._openhands import OPENHANDS
-from ._otlp import OTLP
-from ._pact import PACT
-from ._source import Adapter, SourceFile
-from ._spanjson import SPAN_JSON
-from ._sweagent import SWE_AGENT
-from ._taubench import TAU_BENCH
-from ._vcr import VCR
 
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
-ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, SPAN_JSON, LANGFUSE, INSPECT, TAU_BENCH,
+ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
                                    SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
                                    ANTHROPIC, OPENAI)
 

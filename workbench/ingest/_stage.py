@@ -29,6 +29,7 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from ..formats import RawEvent
 from ..model import (
     ARG_KINDS,
     EVENT_KINDS,
@@ -40,7 +41,6 @@ from ..model import (
     result_keys,
 )
 from ..redact import Redactor
-from ._source import RawEvent
 
 __all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of", "warm_up"]
 

@@ -24,7 +24,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..ingest import write_jsonl
+from ..formats import write_jsonl
 from ..model import Trace, UsageError, WorkbenchError
 from ..rules import Rule, check_trace
 

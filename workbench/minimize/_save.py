@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..ingest import write_jsonl
+from ..formats import write_jsonl
 from ..model import TRACES, TraceExistsError, dumps
 from ..store import Store
 from ._minimize import MinimizeResult

@@ -9,7 +9,8 @@ import json
 
 import pytest
 
-from workbench.ingest import JSONL_HEADER, ingest
+from workbench.formats import JSONL_HEADER
+from workbench.ingest import ingest
 from workbench.rules import parse_rules
 from workbench.rules._python import violations
 from workbench.rules._sql import sql_violations

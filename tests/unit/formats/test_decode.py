@@ -1,0 +1,69 @@
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from workbench.formats import SourceFile
+from workbench.formats._decode import iter_json_lines, load_document, maybe_json, parse_time_ns
+from workbench.model import EncodingError, InvalidJSONError
+
+
+def source(tmp_path: Path, data: bytes) -> SourceFile:
+    p = tmp_path / "f.json"
+    p.write_bytes(data)
+    return SourceFile(p, hashlib.sha256(data).hexdigest(), len(data), data[:65536])
+
+
+@pytest.mark.parametrize("value, ns", [
+    ("2025-11-24T16:00:00Z", 1_764_000_000_000_000_000),
+    ("2025-11-24T16:00:00.123456789Z", 1_764_000_000_123_456_789),
+    ("2025-11-24T17:00:00+01:00", 1_764_000_000_000_000_000),
+    ("2025-11-24 16:00:00.5", 1_764_000_000_500_000_000),  # no zone: UTC
+    ("1764000000000000000", 1_764_000_000_000_000_000),     # *UnixNano string
+    (1_764_000_000, 1_764_000_000_000_000_000),             # seconds
+    (1_764_000_000_000, 1_764_000_000_000_000_000),         # milliseconds
+    (1_764_000_000_000_000, 1_764_000_000_000_000_000),     # microseconds
+    ([1_764_000_000, 250], 1_764_000_000_000_000_250),      # hrtime pair
+    (1764000000.25, 1_764_000_000_250_000_000),
+    (None, None), ("", None), ("yesterday", None), (True, None),
+    ("2025-13-45T00:00:00Z", None),
+])
+def test_parse_time_ns(value, ns):
+    assert parse_time_ns(value) == ns
+
+
+def test_maybe_json_decodes_objects_and_arrays_only():
+    assert maybe_json('{"a": 1}') == {"a": 1}
+    assert maybe_json(' [1, 2] ') == [1, 2]
+    assert maybe_json('{"a": ') == '{"a": '
+    assert maybe_json("42") == "42"
+    assert maybe_json("plain") == "plain"
+    assert maybe_json(7) == 7
+
+
+def test_load_document_names_line_and_column(tmp_path):
+    with pytest.raises(InvalidJSONError) as info:
+        load_document(source(tmp_path, b'{\n  "a": [1, 2,\n'))
+    assert "line" in info.value.message and info.value.code == "INVALID_JSON"
+
+
+def test_non_utf8_is_an_encoding_error_naming_the_line(tmp_path):
+    with pytest.raises(EncodingError) as info:
+        load_document(source(tmp_path, b'{"a":\n "caf\xe9"}'))
+    assert info.value.details["line"] == 2
+    with pytest.raises(EncodingError) as info:
+        list(iter_json_lines(source(tmp_path, b'{"a": 1}\n\n{"b": "\xff"}\n')))
+    assert info.value.details["line"] == 3
+
+
+def test_json_lines_skip_blank_lines_and_name_bad_ones(tmp_path):
+    got = list(iter_json_lines(source(tmp_path, b'{"a": 1}\n\n  \n[2]\n')))
+    assert got == [(1, {"a": 1}), (4, [2])]
+    with pytest.raises(InvalidJSONError) as info:
+        list(iter_json_lines(source(tmp_path, b'{"a": 1}\n{"b": \n')))
+    assert info.value.details["line"] == 2
+
+
+def test_epoch_numbers_beyond_int64_are_not_times():
+    assert parse_time_ns(9223372036854776.0) is None   # read as microseconds: too large
+    assert parse_time_ns(10**25) is None

@@ -1,0 +1,47 @@
+"""Formats: the readers and writers of every source format, one package per family.
+
+Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
+(OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
+OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
+OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
+``jsonl`` (our own format, reader and writer side by side). An adapter reads a
+``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``); the ingest
+pipeline does the rest. Formats depend on ``workbench.model`` only.
+"""
+
+from ._adapter import Adapter, RawEvent, SourceFile, TraceInfo, open_source
+from ._decode import loads_exact, split_lines
+from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
+from .chat import ANTHROPIC, OPENAI
+from .http import HAR, PACT, VCR
+from .jsonl import JSONL, JSONL_HEADER, write_jsonl
+from .mcp import MCP
+from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
+
+__all__ = [
+    "ANTHROPIC",
+    "CLAUDE_CODE",
+    "HAR",
+    "INSPECT",
+    "JSONL",
+    "JSONL_HEADER",
+    "LANGFUSE",
+    "MCP",
+    "OPENAI",
+    "OPENHANDS",
+    "OTEL_JSON",
+    "OTLP",
+    "PACT",
+    "SWE_AGENT",
+    "TAU_BENCH",
+    "VCR",
+    "Adapter",
+    "RawEvent",
+    "SourceFile",
+    "TraceInfo",
+    "loads_exact",
+    "open_source",
+    "otlp_rows",
+    "split_lines",
+    "write_jsonl",
+]

@@ -1,0 +1,292 @@
+"""Parsing shared by every adapter: whole documents, JSON lines, JSON inside strings,
+timestamps. Errors come out as ``InputError`` subclasses naming the file and line."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import orjson
+import yaml
+
+from ..model import EncodingError, InputError, InvalidJSONError, JSONDecodeError, loads
+from ._adapter import SourceFile
+
+__all__ = [
+    "iter_json_lines",
+    "iter_json_lines_marked",
+    "lines_before",
+    "load_document",
+    "load_yaml",
+    "loads_exact",
+    "maybe_json",
+    "parse_time_ns",
+    "plain_json",
+    "split_lines",
+]
+
+_READ_CHUNK = 1 << 20
+
+# ``model.loads`` reads a document the standard library's exact (and several times
+# slower) way when it holds a run of 20 digits anywhere: orjson would read an integer
+# that wide as a float. Long hex ids inside strings ("call_58293471387453214173eeee")
+# have such runs often enough to send one line in ten of a GenAI export the slow way.
+# Here a run counts only where a number can start (after ``:`` ``[`` ``,`` or white
+# space, or at the start): what passes goes straight to orjson, the rest (a string
+# "n: 123…" included) to ``model.loads``, so the result is exact either way.
+_NUMBER_STARTS = bytes.maketrans(b"123456789:[, \t\n\r", b"0" * 9 + b"\x01" * 7)
+_WIDE = b"\x01" + b"0" * 20
+_WIDE_NEGATIVE = b"\x01-" + b"0" * 19
+
+
+def _wide_number(data: bytes) -> bool:
+    """Whether ``data`` may hold an integer literal beyond 64 bits."""
+    marked = data.translate(_NUMBER_STARTS)
+    return (marked.find(_WIDE) >= 0 or marked.find(_WIDE_NEGATIVE) >= 0
+            or marked.startswith(_WIDE[1:]) or marked.startswith(_WIDE_NEGATIVE[1:]))
+
+
+def loads_exact(data: bytes | str) -> Any:
+    """``model.loads`` (exact JSON), taking orjson's way for more documents."""
+    if len(data) < 20:
+        return orjson.loads(data)
+    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
+    return loads(data) if _wide_number(raw) else orjson.loads(data)
+
+
+# A line is *plain* when no run of 20 characters among the digits, "-", "\" and "u"
+# stands in it: then neither the line nor any JSON text held in one of its strings can
+# spell an integer beyond 64 bits (such an integer needs 20 digits, or "-" and 19; an
+# escaped digit, "\u0031", is six such characters). Telling that takes a few vectorised
+# passes over the line, a fraction of ``_wide_number``'s cost, and spares the check of
+# every JSON text inside it (``plain_json``). OTLP timestamps, 19 digits in quotes,
+# break no rule; a hex id with 20 digits in a row, or a row of 20 dashes, makes a line
+# not plain, which is only slower.
+_RUN = b"\x01" * 20
+_PLAIN_FROM = 8 << 10  # bytes; below, the passes cost more than the checks they spare
+
+
+def _plain(data: bytes) -> bool:
+    a = np.frombuffer(data, np.uint8)
+    m = (a - 48) < 10  # digits (the subtraction wraps below "0")
+    m |= a == 45  # -
+    m |= a == 92  # backslash
+    m |= a == 117  # u
+    return m.tobytes().find(_RUN) < 0
+
+
+_PLAIN: ContextVar[bool] = ContextVar("plain_json", default=False)
+
+
+@contextmanager
+def plain_json(plain: bool) -> Iterator[None]:
+    """Within: the JSON texts ``maybe_json`` decodes come from a plain line (see
+    ``iter_json_lines_marked``), so orjson reads them without the wide-integer check.
+    An adapter wraps the mapping of one line in it, with that line's mark."""
+    token = _PLAIN.set(plain)
+    try:
+        yield
+    finally:
+        _PLAIN.reset(token)
+
+
+def _encoding_error(source: SourceFile, data: bytes, line_offset: int = 0) -> EncodingError | None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = line_offset + data.count(b"\n", 0, exc.start) + 1
+        return EncodingError(f"{source.display}: line {line} is not UTF-8 "
+                             f"(byte 0x{data[exc.start]:02x})", file=source.display, line=line)
+    return None
+
+
+def _json_error(source: SourceFile, exc: Exception, line: int | None = None) -> InvalidJSONError:
+    lineno = getattr(exc, "lineno", None)
+    col = getattr(exc, "colno", None)
+    where = f"line {line if line is not None else lineno}"
+    if line is None and col is not None:
+        where += f", column {col}"
+    msg = getattr(exc, "msg", str(exc)).split("\n")[0]
+    return InvalidJSONError(f"{source.display}: invalid JSON at {where}: {msg}",
+                            file=source.display, line=line if line is not None else lineno)
+
+
+def load_document(source: SourceFile) -> Any:
+    """The whole file as one JSON value."""
+    data = source.path.read_bytes()
+    try:
+        return loads_exact(data)
+    except JSONDecodeError as exc:
+        raise (_encoding_error(source, data) or _json_error(source, exc)) from None
+
+
+def load_yaml(source: SourceFile) -> Any:
+    """The whole file as one YAML document (safe loader: plain data only).
+
+    Timestamps stay text (the adapters parse times themselves) and a bad document is an
+    ``INVALID_YAML`` error naming the line.
+    """
+    data = source.path.read_bytes()
+    enc = _encoding_error(source, data)
+    if enc is not None:
+        raise enc
+    try:
+        return yaml.load(data.decode("utf-8"), Loader=_PlainLoader)  # a SafeLoader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        where = f" at line {line}" if line else ""
+        problem = getattr(exc, "problem", None) or str(exc).split("\n")[0]
+        raise InputError(f"{source.display}: invalid YAML{where}: {problem}",
+                         code="INVALID_YAML", file=source.display, line=line,
+                         hint="check the file is a complete YAML document") from None
+
+
+class _PlainLoader(yaml.SafeLoader):
+    """SafeLoader that leaves timestamps as strings."""
+
+
+_PlainLoader.yaml_implicit_resolvers = {
+    k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
+    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+
+def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each non-blank line; memory bounded by one line.
+
+    Honours ``source.start``/``source.end``: a part of the file is read from its start
+    to the first line that begins at or after its end.
+    """
+    for n, value, _ in iter_json_lines_marked(source):
+        yield n, value
+
+
+def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]]:
+    """``iter_json_lines`` with each line's mark: whether it is plain (no JSON text in
+    it can hold an integer beyond 64 bits; see ``plain_json``)."""
+    with open(source.path, "rb") as f:
+        pos = source.start
+        if pos:
+            f.seek(pos)
+        end = source.end
+        for n, raw in enumerate(f, 1):
+            if end is not None and pos >= end:
+                return
+            pos += len(raw)
+            if not raw or raw.isspace():
+                continue
+            try:
+                plain = len(raw) >= _PLAIN_FROM and _plain(raw)
+                value = orjson.loads(raw) if plain else loads_exact(raw)
+            except JSONDecodeError as exc:
+                first = lines_before(source) if source.start else 0
+                raise (_encoding_error(source, raw, first + n - 1)
+                       or _json_error(source, exc, first + n)) from None
+            yield n, value, plain
+
+
+def lines_before(source: SourceFile) -> int:
+    """How many lines come before the byte range of a part (for error messages)."""
+    count = 0
+    with open(source.path, "rb") as f:
+        left = source.start
+        while left > 0:
+            chunk = f.read(min(left, 1 << 20))
+            if not chunk:
+                break
+            count += chunk.count(b"\n")
+            left -= len(chunk)
+    return count
+
+
+def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
+    """The file cut into about ``parts`` byte ranges, each starting at a line start."""
+    bounds = [0]
+    with open(source.path, "rb") as f:
+        for i in range(1, parts):
+            f.seek(max(source.size * i // parts, bounds[-1]))
+            f.readline()  # to the start of the next line
+            pos = f.tell()
+            if pos >= source.size:
+                break
+            if pos > bounds[-1]:
+                bounds.append(pos)
+    bounds.append(source.size)
+    return [source.part(a, b) for a, b in itertools.pairwise(bounds) if b > a]
+
+
+def maybe_json(value: Any) -> Any:
+    """A string that holds a JSON object or array, decoded; anything else as it is."""
+    if isinstance(value, str):
+        s = value.lstrip()
+        if s[:1] in ("{", "[") and s.rstrip()[-1:] in ("}", "]"):
+            try:
+                return orjson.loads(value) if _PLAIN.get() else loads_exact(value)
+            except JSONDecodeError:
+                return value
+    return value
+
+
+_ISO = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?\s*"
+    r"(Z|z|[+-]\d{2}:?\d{2})?$")
+
+
+def parse_time_ns(value: Any) -> int | None:
+    """Nanoseconds since the epoch from the forms traces use, or None.
+
+    ISO 8601 (up to nanoseconds; no zone means UTC), OTLP ``*UnixNano`` strings and
+    numbers, OpenTelemetry JS ``[seconds, nanos]`` pairs, and epoch numbers in s, ms,
+    us or ns (told apart by magnitude).
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, list | tuple) and len(value) == 2 and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return int(value[0]) * 1_000_000_000 + int(value[1])
+    if isinstance(value, str):
+        s = value.strip()
+        if not s:
+            return None
+        if s.lstrip("-").isdigit():
+            return _epoch_ns(int(s))
+        m = _ISO.match(s)
+        if m is None:
+            try:
+                return _epoch_ns(float(s))
+            except ValueError:
+                return None
+        y, mo, d, h, mi, sec, frac, tz = m.groups()
+        try:
+            base = dt.datetime(int(y), int(mo), int(d), int(h), int(mi), int(sec),
+                               tzinfo=dt.UTC)
+        except ValueError:
+            return None
+        offset = 0
+        if tz and tz not in ("Z", "z"):
+            sign = 1 if tz[0] == "+" else -1
+            digits = tz[1:].replace(":", "")
+            offset = sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
+        ns = int((frac or "").ljust(9, "0")[:9] or 0)
+        return (int(base.timestamp()) - offset) * 1_000_000_000 + ns
+    if isinstance(value, int | float):
+        return _epoch_ns(value)
+    return None
+
+
+def _epoch_ns(v: float) -> int | None:
+    exact = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)  # 1.25 s, not 1.2499…
+    a = abs(exact)
+    if a < 10**11:        # seconds (until the year 5138)
+        return int(exact * 10**9)
+    if a < 10**14:        # milliseconds
+        return int(exact * 10**6)
+    ns = int(exact * 10**3) if a < 10**17 else int(exact)  # microseconds, else ns
+    return ns if -(1 << 63) <= ns < (1 << 63) else None  # beyond int64: not a time
