@@ -1,3 +1,3 @@
-from .cli._main import run
+from .cli import run
 
 run()

@@ -1,5 +1,5 @@
 """The ``workbench`` command line: thin wrappers around the library."""
 
-from ._main import main
+from ._main import main, run
 
-__all__ = ["main"]
+__all__ = ["main", "run"]

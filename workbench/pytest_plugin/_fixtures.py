@@ -166,7 +166,7 @@ class FixtureFolder(pytest.Directory):
     """One fixture: one collector per version, oldest first."""
 
     def collect(self) -> Iterator[pytest.Collector]:
-        from ..fixtures._layout import parse_version
+        from ..fixtures import parse_version
         found = [(v, d) for d in _visible_dirs(self.path)
                  if (v := parse_version(d.name)) is not None]
         for _, d in sorted(found):

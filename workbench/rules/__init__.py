@@ -1,5 +1,6 @@
 """Rules: partial-order assertions over traces, two engines, and findings."""
 
+from ._check import ENGINES, CheckResult, check
 from ._findings import Finding, blank, shape, signature
 from ._load import RulesError, load_rules, parse_rules
 from ._model import (
@@ -20,10 +21,13 @@ from ._model import (
     tool,
 )
 from ._python import check_trace
+from ._report import junit, sarif
 
 __all__ = [
+    "ENGINES",
     "Absent",
     "Before",
+    "CheckResult",
     "Cond",
     "Count",
     "Every",
@@ -38,9 +42,12 @@ __all__ = [
     "Selector",
     "Where",
     "blank",
+    "check",
     "check_trace",
+    "junit",
     "load_rules",
     "parse_rules",
+    "sarif",
     "sel",
     "shape",
     "signature",
