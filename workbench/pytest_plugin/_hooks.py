@@ -1,0 +1,102 @@
+"""The plugin's pytest hooks: its options (``pytest_addoption``, each with an ini twin)
+and ``pytest_configure``, which registers one plugin object per concern."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ..model import WorkbenchError
+from . import _fixtures
+from ._flakes import load_flakes
+from ._quarantine import Quarantine
+from ._seed import PinnedSeed
+
+__all__ = ["DEFAULT_FLAKES", "pytest_addoption", "pytest_configure"]
+
+DEFAULT_FLAKES = "flakes.lock"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("workbench", "Trace Workbench")
+    g.addoption("--flakes", metavar="PATH", default=None,
+                help=f"the flakes lock (default: {DEFAULT_FLAKES} in the rootdir, if any)")
+    g.addoption("--merge-gate", action="store_true", default=None,
+                help="skip the tests flakes.lock lists: they do not vote on the merge")
+    g.addoption("--flakes-only", action="store_true", default=False,
+                help="run only the quarantined tests (the side job)")
+    g.addoption("--flake-seed", type=int, metavar="N", default=None,
+                help="the fixed seed quarantined tests run with (default 0)")
+    g.addoption("--flakes-max-age", type=int, metavar="DAYS", default=None,
+                help="report entries whose last_seen is older than this (default 30)")
+    g.addoption("--flakes-strict", action="store_true", default=None,
+                help="fail the run when an entry is stale")
+    g.addoption("--pin-seed", type=int, metavar="N", default=None,
+                help="pin the seed of every test (random and Hypothesis) to replay a run")
+    parser.addini("workbench_flakes", "the flakes lock path", default=None)
+    parser.addini("workbench_merge_gate", "skip quarantined tests", type="bool", default=False)
+    parser.addini("workbench_flake_seed", "seed of quarantined tests", default="0")
+    parser.addini("workbench_flakes_max_age", "days before an entry is stale", default="30")
+    parser.addini("workbench_flakes_strict", "fail on stale entries", type="bool",
+                  default=False)
+    parser.addini("workbench_seed", "pin the seed of every test", default=None)
+    g.addoption("--no-workbench-fixtures", action="store_true", default=None,
+                help="do not collect the promoted fixtures as test items")
+    parser.addini("workbench_fixtures", "collect the promoted fixtures as test items",
+                  type="bool", default=True)
+
+
+def _int(config: pytest.Config, option: str, ini: str) -> int | None:
+    value = config.getoption(option)
+    if value is not None:
+        return int(value)
+    raw = config.getini(ini)
+    if raw in (None, ""):
+        return None
+    try:
+        return int(str(raw))
+    except ValueError:
+        raise pytest.UsageError(f"{ini} = {raw!r} is not an integer") from None
+
+
+def _flag(config: pytest.Config, option: str, ini: str) -> bool:
+    value = config.getoption(option)
+    return bool(value) if value is not None else bool(config.getini(ini))
+
+
+def _flakes_path(config: pytest.Config) -> tuple[Path | None, bool]:
+    given = config.getoption("--flakes") or config.getini("workbench_flakes")
+    if given:
+        p = Path(given)
+        return (p if p.is_absolute() else config.rootpath / p), True
+    default = config.rootpath / DEFAULT_FLAKES
+    return (default if default.is_file() else None), False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _fixtures.configure(config, not config.getoption("--no-workbench-fixtures")
+                        and bool(config.getini("workbench_fixtures")))
+    seed = _int(config, "--pin-seed", "workbench_seed")
+    if seed is not None:
+        config.pluginmanager.register(PinnedSeed(seed), "workbench-pinned-seed")
+    path, _given = _flakes_path(config)
+    if path is None:
+        if config.getoption("--flakes-only"):
+            raise pytest.UsageError("--flakes-only needs a flakes lock (--flakes PATH)")
+        return
+    try:
+        source = str(path.relative_to(config.rootpath))
+    except ValueError:
+        source = str(path)
+    try:
+        entries = load_flakes(path, source=source)
+    except WorkbenchError as exc:
+        raise pytest.UsageError(f"error[{exc.code}]: {exc.message}\n  hint: {exc.hint}") from None
+    quarantine = Quarantine(
+        entries, source, merge_gate=_flag(config, "--merge-gate", "workbench_merge_gate"),
+        only=bool(config.getoption("--flakes-only")),
+        seed=_int(config, "--flake-seed", "workbench_flake_seed") or 0,
+        max_age=_int(config, "--flakes-max-age", "workbench_flakes_max_age") or 30,
+        strict=_flag(config, "--flakes-strict", "workbench_flakes_strict"))
+    config.pluginmanager.register(quarantine, "workbench-quarantine")
