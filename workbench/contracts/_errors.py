@@ -1,0 +1,57 @@
+"""The errors of tool contracts, each with a stable code; every message names the file,
+and where there is one the tool and the path inside it::
+
+    WorkbenchError
+    └── InputError (ValueError)
+        └── ContractError               CONTRACT_INVALID
+            ├── ContractVersionError    CONTRACT_TOO_NEW
+            ├── DuplicateToolError      DUPLICATE_TOOL
+            ├── SchemaInvalidError      SCHEMA_INVALID
+            ├── UnknownSourceError      UNKNOWN_CONTRACT_FORMAT
+            └── ConsumerError           CONSUMER_INVALID
+"""
+
+from __future__ import annotations
+
+from ..model import InputError
+
+__all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DuplicateToolError",
+           "SchemaInvalidError", "UnknownSourceError"]
+
+
+class ContractError(InputError):
+    """A descriptor (or a file meant as one) that cannot be used."""
+
+    code = "CONTRACT_INVALID"
+    default_hint = "docs/contracts.md describes the descriptor, field by field"
+
+
+class ContractVersionError(ContractError):
+    code = "CONTRACT_TOO_NEW"
+    default_hint = "upgrade the workbench to read this descriptor"
+
+
+class DuplicateToolError(ContractError):
+    code = "DUPLICATE_TOOL"
+    default_hint = "a tool name is unique within one set of descriptors"
+
+
+class SchemaInvalidError(ContractError):
+    """An ``input`` or ``output`` that is not a usable JSON Schema: an unknown type, a
+    ``$ref`` that resolves to nothing, a ``$ref`` cycle with no way out."""
+
+    code = "SCHEMA_INVALID"
+    default_hint = "check the schema against JSON Schema 2020-12"
+
+
+class UnknownSourceError(ContractError):
+    code = "UNKNOWN_CONTRACT_FORMAT"
+    default_hint = ("contract import reads descriptors, MCP tools/list results and manifests, "
+                    "OpenAI, Anthropic and Gemini tool lists, and OpenAPI 3.x documents")
+
+
+class ConsumerError(ContractError):
+    """A consumer contract that names a tool, a path or a value it cannot depend on."""
+
+    code = "CONSUMER_INVALID"
+    default_hint = "docs/contracts.md describes consumer contracts"
