@@ -1,7 +1,8 @@
 """Tool contracts: versioned descriptors of the tools agents call (docs/contracts.md).
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
-``ToolSet`` holds a set of them by name.
+``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
+manifests and folders.
 """
 
 from ._descriptor import (
@@ -25,10 +26,12 @@ from ._errors import (
     UnknownSourceError,
 )
 from ._jsonschema import check_schema, pointer, resolve_ref
+from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
 
 __all__ = [
     "FIELDS",
     "SIDE_EFFECTS",
+    "SOURCES",
     "VERSION",
     "ConsumerError",
     "ContractError",
@@ -40,10 +43,14 @@ __all__ = [
     "Idempotency",
     "Provenance",
     "SchemaInvalidError",
+    "Source",
     "ToolSet",
     "UnknownSourceError",
     "check_schema",
     "descriptor_from_dict",
+    "is_descriptor_doc",
+    "load_document",
     "pointer",
+    "read_tools",
     "resolve_ref",
 ]
