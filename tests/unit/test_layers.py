@@ -7,7 +7,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "workbench"
 LAYER = {"model": 0, "store": 1, "ingest": 2, "rules": 2, "redact": 2, "minimize": 2,
-         "diff": 2, "fixtures": 2, "contracts": 2, "replay": 2,
+         "diff": 2, "fixtures": 2, "config": 2, "contracts": 2, "replay": 2,
          "cli": 3, "notebook": 3, "pytest_plugin": 3, "__main__": 3}
 CORE_THIRD_PARTY = {"pyarrow", "orjson"}
 
@@ -44,6 +44,14 @@ def test_imports_point_down(path):
             if LAYER[sub] == LAYER[here] and LAYER[here] == 2:
                 # services may use each other only through their public package
                 pass
+
+
+@pytest.mark.parametrize("path", sorted((PKG / "config").rglob("*.py")),
+                         ids=lambda p: p.name)
+def test_config_depends_on_the_core_only(path):
+    for top, sub in _imports(path):
+        if top == "workbench" and sub in LAYER:
+            assert sub == "model", f"config imports {sub}"
 
 
 @pytest.mark.parametrize("path", sorted((PKG / "model").rglob("*.py")),
