@@ -19,20 +19,19 @@ and loses nothing a reviewer needs.
 from __future__ import annotations
 
 import fnmatch
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from ..model import InputError
+from ..config import ConfigError, ConfigFile, Node
 
 __all__ = ["DEEP", "Canon", "CanonError", "Pattern", "Token", "load_canon", "parse_canon",
            "parse_pattern", "token_matches"]
 
 
-class CanonError(InputError):
+class CanonError(ConfigError):
     code = "CANON_INVALID"
     default_hint = "a canon file is `version: 1` with `drop:` and `symbolize:` lists of paths"
 
@@ -147,67 +146,33 @@ class Canon:
 
 # -- the file -------------------------------------------------------------------------
 
-def load_canon(path: str | Path) -> Canon:
+_FILE = ConfigFile("canon file", CanonError, keys=("drop", "symbolize"),
+                   shape="a canon file is a mapping with version, drop, symbolize")
+
+
+def load_canon(path: str | os.PathLike[str]) -> Canon:
     """Read and check a canon file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CanonError(f"no canon file {p}", code="FILE_NOT_FOUND", hint="check the path",
-                         file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CanonError(f"cannot read canon file {p}: {exc}", file=str(p)) from None
-    return parse_canon(text, source=str(p))
+    return parse_canon(_FILE.read(path), source=str(Path(path)))
 
 
 def parse_canon(text: str, source: str = "<canon>") -> Canon:
     """Check a canon file given as YAML text; errors name the file and the line."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise CanonError(f"{source}" + (f" line {line}" if line else "") +
-                         f": not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                         file=source, line=line) from None
-    if not isinstance(node, yaml.MappingNode):
-        raise CanonError(f"{source}: a canon file is a mapping with version, drop, symbolize",
-                         file=source)
-    lists: dict[str, tuple[Pattern, ...]] = {"drop": (), "symbolize": ()}
-    version = None
-    for knode, vnode in node.value:
-        key, line = knode.value, knode.start_mark.line + 1
-        if key == "version":
-            version = vnode.value
-            if version != "1":
-                raise CanonError(f"{source} line {line}: version must be 1", file=source,
-                                 line=line)
-        elif key in lists:
-            lists[key] = _patterns(vnode, key, source)
-        else:
-            raise CanonError(f"{source} line {line}: unknown key {key!r}", file=source,
-                             line=line)
-    if version is None:
-        raise CanonError(f"{source}: `version: 1` is missing", file=source)
-    return Canon(lists["drop"], lists["symbolize"], source)
+    doc = _FILE.parse(text, source)
+    drop, symbolize = (_patterns(doc.get(key), key) for key in ("drop", "symbolize"))
+    return Canon(drop, symbolize, source)
 
 
-def _patterns(node: Any, key: str, source: str) -> tuple[Pattern, ...]:
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~"):
+def _patterns(node: Node | None, key: str) -> tuple[Pattern, ...]:
+    if node is None or (node.kind == "scalar" and node.value in (None, "")):
         return ()
-    if not isinstance(node, yaml.SequenceNode):
-        raise CanonError(f"{source} line {line}: {key} must be a list of paths", file=source,
-                         line=line)
+    if node.kind != "sequence":
+        raise node.error(f"{key} must be a list of paths")
     out = []
-    for item in node.value:
-        line = item.start_mark.line + 1
-        if not isinstance(item, yaml.ScalarNode):
-            raise CanonError(f"{source} line {line}: {key} items must be paths", file=source,
-                             line=line)
+    for item in node.items():
+        if item.text is None:
+            raise item.error(f"{key} items must be paths")
         try:
-            out.append(parse_pattern(item.value))
+            out.append(parse_pattern(item.text))
         except CanonError as exc:
-            raise CanonError(f"{source} line {line}: {exc.message}", file=source,
-                             line=line) from None
+            raise item.error(exc.message) from None
     return tuple(out)
