@@ -52,6 +52,7 @@ from ..model import (
     loads,
     parse_path,
 )
+from ..rules import shape
 
 __all__ = ["STRUCTURE", "Policy", "PolicyError", "PolicyRedactor", "apply_policy",
            "load_policy", "parse_policy", "shape_of"]
@@ -172,22 +173,9 @@ def parse_policy(text: str, source: str = "<policy>") -> Policy:
 
 def shape_of(value: Any) -> Any:
     """A scalar's shape token (``«str:12»``, ``«int»``, ``«float»``, ``«bool»``; null
-    stays null); containers keep their keys and lengths, their scalars become shapes."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "«bool»"
-    if isinstance(value, int):
-        return "«int»"
-    if isinstance(value, float):
-        return "«float»"
-    if isinstance(value, str):
-        return f"«str:{len(value)}»"
-    if isinstance(value, dict):
-        return {k: shape_of(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [shape_of(v) for v in value]
-    return f"«{type(value).__name__}»"
+    stays null); containers keep their keys and lengths, their scalars become shapes
+    (``rules.shape`` in its ``tokens`` spelling)."""
+    return shape(value, tokens=True)
 
 
 Loc = tuple[str | int, ...]
