@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import yaml
 
@@ -38,7 +38,10 @@ class ConfigError(InputError):
     code = "CONFIG_INVALID"
 
 
-class ConfigFile:
+E = TypeVar("E", bound=ConfigError)
+
+
+class ConfigFile(Generic[E]):
     """One kind of configuration file.
 
     ``name`` is how messages call it (``rules file``); ``error`` its error class;
@@ -47,7 +50,7 @@ class ConfigFile:
     (default: the class's own); ``hint`` what to do about a missing file.
     """
 
-    def __init__(self, name: str, error: type[ConfigError], *, keys: tuple[str, ...] = (),
+    def __init__(self, name: str, error: type[E], *, keys: tuple[str, ...] = (),
                  shape: str = "", yaml_code: str | None = None,
                  hint: str = "check the path") -> None:
         self.name, self.error_type, self.keys = name, error, keys
@@ -55,7 +58,7 @@ class ConfigFile:
         self.yaml_code, self.hint = yaml_code, hint
 
     def error(self, source: str, message: str, line: int | None = None, *,
-              part: str | None = None, **details: Any) -> ConfigError:
+              part: str | None = None, **details: Any) -> E:
         """``SOURCE line N, PART: message``, with ``file`` and ``line`` in the details."""
         where = source + (f" line {line}" if line else "") + (f", {part}" if part else "")
         return self.error_type(f"{where}: {message}", file=source, line=line, **details)

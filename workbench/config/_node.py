@@ -30,7 +30,7 @@ class Node:
         self.text: str | None = node.value if self.kind == "scalar" else None
 
     @classmethod
-    def compose(cls, text: str, file: ConfigFile, source: str) -> Node | None:
+    def compose(cls, text: str, file: ConfigFile[Any], source: str) -> Node | None:
         """The document in ``text`` (None when it holds none); ``yaml.YAMLError`` when it
         is not YAML."""
         loader = yaml.SafeLoader(text)
@@ -59,7 +59,9 @@ class Node:
 
     def error(self, message: str, *, part: str | None = None, **details: Any) -> ConfigError:
         """The file's error for this node: ``SOURCE line N: message``."""
-        return self._doc.file.error(self._doc.source, message, self.line, part=part, **details)
+        err: ConfigError = self._doc.file.error(self._doc.source, message, self.line,
+                                                part=part, **details)
+        return err
 
 
 _KINDS: dict[type[yaml.Node], str] = {yaml.MappingNode: "mapping",
@@ -69,7 +71,7 @@ _KINDS: dict[type[yaml.Node], str] = {yaml.MappingNode: "mapping",
 class _Document:
     """What the nodes of one document share: the constructor, the file and its name."""
 
-    def __init__(self, loader: yaml.SafeLoader, file: ConfigFile, source: str) -> None:
+    def __init__(self, loader: yaml.SafeLoader, file: ConfigFile[Any], source: str) -> None:
         self.loader, self.file, self.source = loader, file, source
 
     def construct(self, node: yaml.Node) -> Any:
