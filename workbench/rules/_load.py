@@ -1,5 +1,8 @@
 """Load a rules file (YAML, ``version: 1``) into a ``RuleSet``, or say what is wrong.
 
+The file is read and its version and keys checked by ``config``, which keeps the line
+of every node.
+
 Every error names the file, the rule id and the line, so a rule that cannot be
 evaluated (unknown path syntax, bad regex, missing schema file) fails at load time,
 never half-way through a check.
@@ -11,8 +14,7 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
-import yaml
-
+from ..config import ConfigError, ConfigFile
 from ..model import EVENT_COLUMNS, EVENT_KINDS, STATUSES, WorkbenchError, loads, parse_path
 from ..model import Path as JPath
 from ._model import (
@@ -40,9 +42,14 @@ __all__ = ["RulesError", "load_rules", "parse_rules", "parse_where"]
 _SCHEMA_ROOTS = ("args", "result", "error", "attrs")
 
 
-class RulesError(WorkbenchError, ValueError):
+class RulesError(ConfigError):
     code = "RULES_INVALID"
     default_hint = "see docs/rules.md for the rules language"
+
+
+_FILE = ConfigFile("rules file", RulesError, keys=("rules",),
+                   shape="a rules file is a mapping with `version: 1` and `rules:`",
+                   yaml_code="RULES_YAML")
 
 
 class _Ctx:
@@ -51,65 +58,26 @@ class _Ctx:
         self.source, self.base, self.rule, self.line = source, base, rule, line
 
     def error(self, msg: str) -> RulesError:
-        where = self.source + (f" line {self.line}" if self.line else "")
-        who = f", rule {self.rule}" if self.rule else ""
-        return RulesError(f"{where}{who}: {msg}", file=self.source, rule=self.rule,
-                          line=self.line)
+        part = f"rule {self.rule}" if self.rule else None
+        return _FILE.error(self.source, msg, self.line, part=part, rule=self.rule)
 
 
 def load_rules(path: str | FsPath) -> RuleSet:
     """Read and check a rules file."""
     p = FsPath(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise RulesError(f"no rules file {p}", code="FILE_NOT_FOUND",
-                         hint="check the path", file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesError(f"cannot read {p}: {exc}", file=str(p)) from None
-    return parse_rules(text, source=str(p), base=p.parent)
+    return parse_rules(_FILE.read(p), source=str(p), base=p.parent)
 
 
 def parse_rules(text: str, source: str = "<rules>", base: FsPath | None = None) -> RuleSet:
     """Check rules given as YAML text; ``base`` resolves schema ``$ref`` files."""
-    try:
-        loader = yaml.SafeLoader(text)
-        try:
-            node = loader.get_single_node()
-            doc = loader.construct_document(node) if node is not None else None
-        finally:
-            loader.dispose()
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise RulesError(f"{source}" + (f" line {line}" if line else "") +
-                         f": not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                         code="RULES_YAML", file=source, line=line) from None
-    ctx = _Ctx(source, base)
-    if not isinstance(doc, dict):
-        raise ctx.error("a rules file is a mapping with `version: 1` and `rules:`")
-    version = doc.get("version")
-    if version != 1:
-        raise ctx.error(f"version must be 1 (found {version!r})")
-    unknown = set(doc) - {"version", "rules"}
-    if unknown:
-        raise ctx.error(f"unknown top-level key {sorted(unknown)[0]!r}")
+    doc = _FILE.parse(text, source)
     rules = doc.get("rules")
-    if not isinstance(rules, dict) or not rules:
-        raise ctx.error("`rules:` must map rule ids to rules")
-    lines = _rule_lines(node)
-    out = []
-    for rid, spec in rules.items():
-        rctx = _Ctx(source, base, str(rid), lines.get(str(rid)))
-        out.append(_rule(str(rid), spec, rctx))
+    if rules is None or rules.kind != "mapping" or not rules.value:
+        raise (rules or doc).error("`rules:` must map rule ids to rules")
+    lines = {str(k.value): k.line for k, _ in rules.entries()}
+    out = [_rule(str(rid), spec, _Ctx(source, base, str(rid), lines.get(str(rid))))
+           for rid, spec in rules.value.items()]
     return RuleSet(tuple(out), 1, source, text)
-
-
-def _rule_lines(node: Any) -> dict[str, int]:
-    for key, value in getattr(node, "value", []):
-        if getattr(key, "value", None) == "rules" and isinstance(value, yaml.MappingNode):
-            return {str(k.value): k.start_mark.line + 1 for k, _ in value.value}
-    return {}
 
 
 def _rule(rid: str, spec: Any, ctx: _Ctx) -> Rule:
