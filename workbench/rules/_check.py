@@ -15,8 +15,8 @@ from ..model import FINDINGS, Trace, UsageError
 from ..store import Store
 from ._explain import explain
 from ._findings import Finding
-from ._model import RuleSet
 from ._python import check_trace
+from ._rule import RuleSet
 
 __all__ = ["ENGINES", "CheckResult", "check"]
 
