@@ -26,23 +26,23 @@ from collections.abc import Callable, Sequence
 import duckdb
 
 from ..model import Trace
+from ..store import Store
+from ._engine import Violation, word
+from ._findings import Finding
 from ._rule import RuleSet
 from ._sqlscan import SchemaTest, Scope, Sql
 
-__all__ = ["sql_violations"]
-
-Violation = tuple[str, str, tuple[str, ...]]
+__all__ = ["DuckDBEngine", "sql_violations"]
 
 
 def sql_violations(con: duckdb.DuckDBPyConnection, rules: RuleSet,
                    trace_ids: Sequence[str] | None,
-                   load_trace: Callable[[str], Trace]) -> list[Violation]:
+                   load_trace: Callable[[str], Trace] | None = None) -> list[Violation]:
     """(rule id, trace id, primary event ids) of every violation, store-wide in one pass
     per rule: what ``_python.violations`` finds in each trace (``trace_ids`` None: every
     trace of the ``traces`` view), rule by rule, then by trace and step.
 
-    ``load_trace`` is part of the engines' common signature; this engine loads only the
-    candidate events it needs.
+    ``load_trace`` is not used: this engine loads only the candidate events it needs.
     """
     del load_trace
     if trace_ids is not None and not trace_ids:
@@ -54,7 +54,23 @@ def sql_violations(con: duckdb.DuckDBPyConnection, rules: RuleSet,
         for rule in rules:
             found = rule.body.sql(Sql(con, scope, schema))
             found.sort(key=lambda f: (f[0], -1 if f[2] is None else f[2], f[1]))
-            out.extend((rule.id, tid, ids) for tid, ids, _ in found)
+            out.extend(Violation(rule.id, tid, ids) for tid, ids, _ in found)
     finally:
         schema.close()
     return out
+
+
+class DuckDBEngine:
+    """The ``Engine`` that compiles each rule to one DuckDB query over the store."""
+
+    def violations(self, store: Store, rules: RuleSet,
+                   trace_ids: Sequence[str] | None) -> list[Violation]:
+        con = store.connect()
+        try:
+            return sql_violations(con, rules, trace_ids)
+        finally:
+            con.close()
+
+    def findings(self, store: Store, rules: RuleSet,
+                 trace_ids: Sequence[str] | None) -> list[Finding]:
+        return word(store, rules, self.violations(store, rules, trace_ids))
