@@ -71,3 +71,16 @@ def test_every_package_is_placed_in_a_layer():
     for p in PKG.iterdir():
         if p.is_dir() and (p / "__init__.py").exists():
             assert p.name in LAYER, f"{p.name} is not placed in a layer"
+
+
+PRIVATE_OK = {"rules", "diff", "redact", "config"}  # packages whose privates stay private
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(PKG)))
+def test_other_packages_use_rules_diff_redact_config_through_their_init(path):
+    here = _package(path)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level >= 2:
+            parts = node.module.split(".")
+            if parts[0] in PRIVATE_OK and parts[0] != here and len(parts) > 1:
+                assert not parts[1].startswith("_"), f"{here} imports {node.module}"

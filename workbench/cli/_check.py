@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import dumps
-from ..rules import load_rules
-from ..rules._check import ENGINES, check
-from ..rules._report import junit, sarif
+from ..rules import ENGINES, check, junit, load_rules, sarif
 from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._render import render_table

@@ -7,8 +7,8 @@ from ._canonfile import Canon, CanonError, Pattern, load_canon, parse_canon, par
 from ._digest import canonical_bytes, digest
 from ._html import render_html
 from ._reorder import judge
-from ._shadow import FixtureResult, ShadowResult, fixtures_in, shadow
-from ._text import render_diff, render_shadow
+from ._shadow import FixtureResult, ShadowResult, fixtures_in, pretty, shadow
+from ._text import render_diff, render_shadow, render_value
 from ._tracediff import EventChange, EventRef, Reorder, TraceDiff, diff_traces
 from ._values import PathChange, diff_values, same_value
 
@@ -34,9 +34,11 @@ __all__ = [
     "load_canon",
     "parse_canon",
     "parse_pattern",
+    "pretty",
     "render_diff",
     "render_html",
     "render_shadow",
+    "render_value",
     "same_value",
     "shadow",
 ]

@@ -29,10 +29,10 @@ from ..diff import (
     canonicalize,
     diff_traces,
     load_canon,
+    pretty,
     render_html,
+    render_value,
 )
-from ..diff._shadow import pretty
-from ..diff._text import render_value
 from ..model import Trace
 from ..rules import RuleSet, load_rules
 from ._html import STYLE, esc

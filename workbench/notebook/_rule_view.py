@@ -18,8 +18,7 @@ import ipywidgets as w
 import traitlets as t
 
 from ..model import Trace, WorkbenchError
-from ..rules import Finding, RuleSet, check_trace, parse_rules
-from ..rules._check import check
+from ..rules import Finding, RuleSet, check, check_trace, parse_rules
 from ..store import Store
 from ._html import STYLE, esc, json_block, table
 from ._source import TraceSource

@@ -7,6 +7,7 @@ from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
 from ._python import PythonEngine, check_trace
+from ._report import junit, sarif
 from ._rule import BodyPaths, Rule, RuleBody, RuleSet
 from ._sql import DuckDBEngine
 from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
@@ -39,8 +40,10 @@ __all__ = [
     "blank",
     "check",
     "check_trace",
+    "junit",
     "load_rules",
     "parse_rules",
+    "sarif",
     "sel",
     "shape",
     "signature",
