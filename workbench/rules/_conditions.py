@@ -1,4 +1,4 @@
-"""What a condition means, in Python. The SQL compiler (``_sql.py``) must agree.
+"""What a condition means, in Python. The SQL compiler (``_sqlcond.py``) must agree.
 
 - A ``Where`` holds when some value at its path meets every condition but ``exists``;
   ``exists: true`` needs at least one value, ``exists: false`` none.
@@ -9,6 +9,8 @@
 - ``matches`` searches text with a regular expression (the RE2 subset of Python's).
 - ``type`` is the JSON type; ``integer`` means an integer literal (``1``, not ``1.0``).
 - ``schema`` validates the value with ``jsonschema``.
+- ``same`` (and ``per``) correlate two events when their values at the paths are equal
+  (``same_key``); ``earlier`` finds the first such event that happened before.
 """
 
 from __future__ import annotations
