@@ -18,8 +18,8 @@ from ..model import EVENT_COLUMNS, EVENT_KINDS, STATUSES, WorkbenchError, loads,
 from ..model import Path as JPath
 from ._model import CONDITION_OPS, JSON_TYPES, Cond, Selector, Where
 
-__all__ = ["RULES_FILE", "At", "RulesError", "event_path", "mapping", "parse_where", "paths",
-           "schema", "sel", "selector", "tool", "where"]
+__all__ = ["RULES_FILE", "At", "RulesError", "correlated", "event_path", "mapping",
+           "parse_where", "paths", "schema", "sel", "selector", "tool", "where"]
 
 
 class RulesError(ConfigError):
@@ -104,6 +104,15 @@ def selector(v: Any, what: str, at: At) -> Selector:
         raise at.error(f"{what}: unknown status {status!r}")
     return Selector(kind, name, status, where(m.get("where") or {}, f"{what}.where", at,
                                               rooted=True))
+
+
+def correlated(spec: Any, kind: str, names: tuple[str, str], at: At
+               ) -> tuple[Selector, Selector, tuple[JPath, ...]]:
+    """Two selectors named ``names`` and ``same`` paths: ``before`` and ``never``."""
+    a, b = names
+    m = mapping(spec, kind, at, {a, b, "same"}, {a, b})
+    return (selector(m[a], f"{kind}.{a}", at), selector(m[b], f"{kind}.{b}", at),
+            paths(m.get("same"), "same", at))
 
 
 def parse_where(spec: dict[str, Any], what: str, at: At | None = None,

@@ -12,7 +12,7 @@ from ...model import Path as JPath
 from .._conditions import earlier, selects
 from .._explain import Wording, label, names, quoted
 from .._model import Selector
-from .._parse import At, mapping, paths, selector
+from .._parse import At, correlated
 from .._rule import BodyPaths, Primary, RuleBody
 from .._sqlscan import Found, Sql, preceded
 
@@ -30,9 +30,7 @@ class Before:
 
     @classmethod
     def parse(cls, spec: Any, at: At) -> RuleBody:
-        m = mapping(spec, "before", at, {"first", "then", "same"}, {"first", "then"})
-        return cls(selector(m["first"], "before.first", at),
-                   selector(m["then"], "before.then", at), paths(m.get("same"), "same", at))
+        return cls(*correlated(spec, "before", ("first", "then"), at))
 
     def violations(self, trace: Trace) -> list[Primary]:
         firsts = [e for e in trace if selects(self.first, e)]

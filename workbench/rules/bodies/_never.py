@@ -12,7 +12,7 @@ from ...model import Path as JPath
 from .._conditions import earlier, selects
 from .._explain import Wording, label, names, quoted
 from .._model import Selector
-from .._parse import At, mapping, paths, selector
+from .._parse import At, correlated
 from .._rule import BodyPaths, Primary, RuleBody
 from .._sqlscan import Found, Sql, preceded
 
@@ -30,9 +30,7 @@ class Never:
 
     @classmethod
     def parse(cls, spec: Any, at: At) -> RuleBody:
-        m = mapping(spec, "never", at, {"event", "after", "same"}, {"event", "after"})
-        return cls(selector(m["event"], "never.event", at),
-                   selector(m["after"], "never.after", at), paths(m.get("same"), "same", at))
+        return cls(*correlated(spec, "never", ("event", "after"), at))
 
     def violations(self, trace: Trace) -> list[Primary]:
         afters = [a for a in trace if selects(self.after, a)]
