@@ -256,7 +256,7 @@ def _child_sql(root: str, _: float) -> dict[str, Any]:
 
 
 def _child_check(root: str, _: float) -> dict[str, Any]:
-    from workbench.rules._check import check
+    from workbench.rules import check
     from workbench.store import Store
 
     rules = _rules()
@@ -278,7 +278,7 @@ def sample_ids(ids: set[str] | list[str], fraction: float) -> list[str]:
 def _child_python(root: str, fraction: float) -> dict[str, Any]:
     import duckdb
 
-    from workbench.rules._check import check
+    from workbench.rules import check
     from workbench.store import Store
 
     known = Store(root).trace_ids()

@@ -41,7 +41,7 @@ def _raised_codes() -> dict[str, str]:
     while todo:
         cls = todo.pop()
         todo.extend(cls.__subclasses__())
-        if isinstance(cls.__dict__.get("code"), str):
+        if cls.__module__.startswith("workbench.") and isinstance(cls.__dict__.get("code"), str):
             codes.setdefault(cls.__dict__["code"], f"{cls.__module__}.{cls.__name__}")
     for path in pkg.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -14,6 +14,8 @@ LAYER = {"model": 0, "store": 1,
          "fixtures": 2, "config": 2, "contracts": 2, "serve": 2, "replay": 2,
          "cli": 3, "notebook": 3, "pytest_plugin": 3, "__main__": 3}
 CORE_THIRD_PARTY = {"pyarrow", "orjson"}
+#: service packages that depend on the core alone (readers of files, not of each other)
+CORE_ONLY = {"formats", "config"}
 #: what the root package ``workbench`` may be imported for from inside the package
 ROOT_NAMES = {"__version__"}
 
@@ -81,8 +83,8 @@ def problems(path: Path, source: str | None = None) -> list[str]:
             continue
         if top in LAYER and LAYER[top] > LAYER[here]:
             out.append(f"{here} (layer {LAYER[here]}) imports {top} (layer {LAYER[top]})")
-        if here == "formats" and top not in ("formats", "model"):
-            out.append(f"formats imports {top}: formats depend on the core alone")
+        if here in CORE_ONLY and top not in (here, "model"):
+            out.append(f"{here} imports {top}: {here} depends on the core alone")
         targets = [mod] + [f"{mod}.{n}" for n in names if n != "*"]
         for t in targets:
             owner = _private_owner(t, here_pkg)
@@ -111,7 +113,8 @@ def test_imports_point_down_and_private_stays_private(path):
     ("formats/agents/_inspect.py", "from ..chat._message_list import ChatList\n",
      "private to workbench.formats.chat"),
     ("formats/otel/_span.py", "from ...redact import Redactor\n",
-     "formats imports redact: formats depend on the core alone"),
+     "formats imports redact: formats depends on the core alone"),
+    ("config/_file.py", "from ..store import Store\n", "config imports store"),
     ("notebook/_view.py", "import workbench.diff._canon\n", "private to workbench.diff"),
     ("fixtures/_export.py", "from .. import Store\n", "from the root package"),
 ])

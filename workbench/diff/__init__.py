@@ -2,17 +2,9 @@
 shadow runs of two builds over frozen fixtures."""
 
 from ._builds import BuildRun
-from ._canon import (
-    Canon,
-    CanonError,
-    Pattern,
-    canonical_bytes,
-    canonicalize,
-    digest,
-    load_canon,
-    parse_canon,
-    parse_pattern,
-)
+from ._canon import canonicalize
+from ._canonfile import Canon, CanonError, Pattern, load_canon, parse_canon, parse_pattern
+from ._digest import canonical_bytes, digest
 from ._html import render_html
 from ._reorder import judge
 from ._shadow import FixtureResult, ShadowResult, fixtures_in, pretty, shadow

@@ -1,157 +1,21 @@
 """Canonical JSON: volatile paths dropped, keys sorted, ids renamed to symbols.
 
-A canon file is reviewed like an API: dropping ``generated_at`` is fine, dropping
-``balance`` hides the bug. So nothing is dropped that the file does not list::
-
-    version: 1
-    drop: [generated_at, request_id, "items[*].updated_at", "**.trace_id"]
-    symbolize: ["*.id", "*_id"]
-
-Patterns are paths (``docs/diff.md``): names joined by dots, ``[n]``, ``[*]`` (any item
-of a list or value of an object), a name may hold ``*``/``?`` globs (``*_id``) and
-``**`` stands for any number of levels; a lone ``*`` is any one key or index. ``drop``
-patterns are anchored at the root of the document (``generated_at`` is the top-level key
-only; ``**.generated_at`` is every one). ``symbolize`` patterns match the end of a path
-at any depth (``*_id`` is every key ending in ``_id``), because renaming keeps equality
-and loses nothing a reviewer needs.
-
-Numbers are exact: ``canonical_bytes`` writes ``Decimal`` values (the shadow run parses
-build output with them) in one normal form, so ``100`` and ``100.0`` stay different —
-an integer that became a float is a change.
+What is dropped and symbolized is a ``Canon`` (``_canonfile.py``); this module walks
+JSON values with it: ``canonicalize`` for one value, ``Canonicalizer`` for many (one
+pattern automaton for all), with a form to show, one to compare and one to hash.
 """
 
 from __future__ import annotations
 
-import fnmatch
-import hashlib
-import json
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
-from ..model import InputError
+from ._canonfile import DEEP, Canon, token_matches
+from ._digest import canonical_bytes
 
-__all__ = ["Canon", "CanonError", "Pattern", "canonical_bytes", "canonicalize", "digest",
-           "load_canon", "parse_canon", "parse_pattern"]
-
-
-class CanonError(InputError):
-    code = "CANON_INVALID"
-    default_hint = "a canon file is `version: 1` with `drop:` and `symbolize:` lists of paths"
-
-
-_DEEP = ("deep",)
-_ANY = ("any",)
-Token = tuple[Any, ...]  # ("name", text, is_glob) | ("index", n) | _ANY | _DEEP
-
-_TOKEN = re.compile(r"""
-    (?P<deep>\*\*)(?=\.|\[|$)
-  | (?P<name>[^.\[\]"']+)
-  | \[(?P<index>\d+)\]
-  | \[(?P<star>\*)\]
-  | \[(?P<q>"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*')\]
-  | (?P<dot>\.)
-""", re.VERBOSE)
-
-
-@dataclass(frozen=True)
-class Pattern:
-    """A parsed canon pattern."""
-
-    text: str
-    tokens: tuple[Token, ...]
-
-
-def parse_pattern(text: str) -> Pattern:
-    """Parse a canon pattern; raises ``CanonError`` naming the position."""
-    if not isinstance(text, str) or not text.strip():
-        raise CanonError(f"empty pattern {text!r}")
-    tokens: list[Token] = []
-    pos, need_name = 0, True
-    while pos < len(text):
-        m = _TOKEN.match(text, pos)
-        if m is None:
-            raise CanonError(f"bad pattern {text!r} at character {pos + 1}")
-        if m.group("dot"):
-            if need_name:
-                raise CanonError(f"bad pattern {text!r}: empty name at character {pos + 1}")
-            need_name = True
-        elif m.group("deep") or m.group("name"):
-            if not need_name:
-                raise CanonError(f"bad pattern {text!r}: missing '.' at character {pos + 1}")
-            name = m.group("name")
-            if m.group("deep"):
-                tokens.append(_DEEP)
-            elif name.strip() != name:
-                raise CanonError(f"bad pattern {text!r}: space around a name")
-            else:
-                tokens.append(("name", name, any(c in name for c in "*?")))
-            need_name = False
-        else:
-            if need_name and tokens:
-                raise CanonError(f"bad pattern {text!r}: '.[' at character {pos + 1}")
-            if m.group("index") is not None:
-                tokens.append(("index", int(m.group("index"))))
-            elif m.group("star"):
-                tokens.append(_ANY)
-            else:
-                q = m.group("q")
-                tokens.append(("name", re.sub(r"\\(.)", r"\1", q[1:-1]), False))
-            need_name = False
-        pos = m.end()
-    if need_name:
-        raise CanonError(f"bad pattern {text!r}: it ends with '.'")
-    return Pattern(text, tuple(tokens))
-
-
-def _token_matches(tok: Token, seg: str | int) -> bool:
-    kind = tok[0]
-    if kind == "name":
-        if tok[1] == "*":
-            return True  # a whole-segment ``*``: any key or index
-        if not isinstance(seg, str):
-            return False
-        return bool(fnmatch.fnmatchcase(seg, tok[1]) if tok[2] else seg == tok[1])
-    if kind == "index":
-        return isinstance(seg, int) and seg == int(tok[1])
-    return bool(kind == "any")
-
-
-@dataclass(frozen=True)
-class Canon:
-    """What canonicalization drops and symbolizes. ``Canon()`` only sorts keys."""
-
-    drop: tuple[Pattern, ...] = ()
-    symbolize: tuple[Pattern, ...] = ()
-    source: str = "<canon>"
-    _patterns: tuple[tuple[Token, ...], ...] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        # drop patterns are anchored; symbolize patterns float (a leading ``**``)
-        pats = tuple(p.tokens for p in self.drop) + tuple(
-            (_DEEP, *p.tokens) for p in self.symbolize)
-        object.__setattr__(self, "_patterns", pats)
-
-    @classmethod
-    def of(cls, drop: list[str] | tuple[str, ...] = (),
-           symbolize: list[str] | tuple[str, ...] = ()) -> Canon:
-        """A canon from pattern texts (the Python form of a canon file)."""
-        return cls(tuple(parse_pattern(p) for p in drop),
-                   tuple(parse_pattern(p) for p in symbolize))
-
-    @property
-    def empty(self) -> bool:
-        return not self.drop and not self.symbolize
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"version": 1, "drop": [p.text for p in self.drop],
-                "symbolize": [p.text for p in self.symbolize]}
+__all__ = ["SYMBOL_TEXT", "Canonicalizer", "Symbols", "canonicalize", "sorted_keys"]
 
 
 # -- the walk -----------------------------------------------------------------------
@@ -202,7 +66,7 @@ class _Walker:
         while todo:
             i, pos = todo.pop()
             toks = self.pats[i]
-            if pos < len(toks) and toks[pos] is _DEEP and (i, pos + 1) not in out:
+            if pos < len(toks) and toks[pos] is DEEP and (i, pos + 1) not in out:
                 out.add((i, pos + 1))
                 todo.append((i, pos + 1))
         return frozenset(out)
@@ -219,9 +83,9 @@ class _Walker:
             if pos >= len(toks):
                 continue
             tok = toks[pos]
-            if tok is _DEEP:
+            if tok is DEEP:
                 nxt.add((i, pos))
-            elif _token_matches(tok, seg):
+            elif token_matches(tok, seg):
                 nxt.add((i, pos + 1))
         closed = self._closure(nxt)
         ends = [i for i, pos in closed if pos == len(self.pats[i])]
@@ -245,7 +109,7 @@ class _Walker:
                 if what == _SYM and _symbolizable(v):
                     out[k] = self.symbol(v)
                 elif isinstance(v, (dict, list)):
-                    out[k] = _sorted(v) if nid == _DEAD else self.walk(v, nid)
+                    out[k] = sorted_keys(v) if nid == _DEAD else self.walk(v, nid)
                 else:
                     out[k] = v
             return out
@@ -259,7 +123,7 @@ class _Walker:
                 if what == _SYM and _symbolizable(v):
                     items.append(self.symbol(v))
                 elif isinstance(v, (dict, list)):
-                    items.append(_sorted(v) if nid == _DEAD else self.walk(v, nid))
+                    items.append(sorted_keys(v) if nid == _DEAD else self.walk(v, nid))
                 else:
                     items.append(v)
             return items
@@ -374,12 +238,12 @@ def _symbolizable(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _sorted(value: Any) -> Any:
+def sorted_keys(value: Any) -> Any:
     """Keys sorted all the way down (no pattern can reach inside any more)."""
     if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
+        return {k: sorted_keys(value[k]) for k in sorted(value)}
     if isinstance(value, list):
-        return [_sorted(v) for v in value]
+        return [sorted_keys(v) for v in value]
     return value
 
 
@@ -406,7 +270,7 @@ def canonicalize(value: Any, canon: Canon | None = None, *,
     canon = canon or Canon()
     w = _Walker(canon, symbol or Symbols())
     if w.start == _DEAD:
-        return _sorted(value)
+        return sorted_keys(value)
     return w.walk(value, w.start)
 
 
@@ -422,7 +286,7 @@ class Canonicalizer:
 
     def canonical(self, value: Any) -> Any:
         w = self._w
-        return _sorted(value) if w.start == _DEAD else w.walk(value, w.start)
+        return sorted_keys(value) if w.start == _DEAD else w.walk(value, w.start)
 
     def compared(self, value: Any) -> Any:
         w = self._w
@@ -438,124 +302,3 @@ class Canonicalizer:
             data = canonical_bytes(masked)
         # as text: a compact copy (orjson's bytes keep the 4 KB buffer they were written in)
         return data.decode(), syms
-
-
-# -- canonical bytes ------------------------------------------------------------------
-
-def decimal_text(d: Decimal) -> str:
-    """One text per decimal value: ``12.50`` and ``1.25E1`` both give ``12.5``; a whole
-    number keeps ``.0`` (it was written as a float)."""
-    if not d.is_finite():
-        raise ValueError(f"{d} is not a JSON number")
-    sign, digits_t, exp = d.as_tuple()
-    assert isinstance(exp, int)
-    digits = list(digits_t)
-    # trailing zeros off by hand: Decimal.normalize() rounds to the context's 28 digits
-    while len(digits) > 1 and digits[-1] == 0:
-        digits.pop()
-        exp += 1
-    if digits == [0]:
-        exp = 0
-    n = Decimal((sign, tuple(digits), exp))
-    if -30 <= len(digits) + exp <= 40:  # plain notation unless very large or very small
-        text = format(n, "f")
-        return text if "." in text else text + ".0"
-    return format(n, "E")
-
-
-def _default(value: Any) -> Any:
-    if isinstance(value, Decimal):
-        return orjson.Fragment(decimal_text(value).encode())
-    raise TypeError(type(value).__name__)
-
-
-def canonical_bytes(value: Any) -> bytes:
-    """Compact JSON with sorted keys, integers of any width and ``Decimal`` exact."""
-    try:
-        return orjson.dumps(value, default=_default, option=orjson.OPT_SORT_KEYS)
-    except TypeError:
-        return _slow(value).encode("utf-8")
-
-
-def _slow(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ",".join(json.dumps(str(k), ensure_ascii=False) + ":" + _slow(value[k])
-                              for k in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_slow(v) for v in value) + "]"
-    if isinstance(value, Decimal):
-        return decimal_text(value)
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def digest(value: Any) -> str:
-    """sha256 of the canonical bytes."""
-    return hashlib.sha256(canonical_bytes(value)).hexdigest()
-
-
-# -- the canon file -------------------------------------------------------------------
-
-def load_canon(path: str | Path) -> Canon:
-    """Read and check a canon file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CanonError(f"no canon file {p}", code="FILE_NOT_FOUND", hint="check the path",
-                         file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CanonError(f"cannot read canon file {p}: {exc}", file=str(p)) from None
-    return parse_canon(text, source=str(p))
-
-
-def parse_canon(text: str, source: str = "<canon>") -> Canon:
-    """Check a canon file given as YAML text; errors name the file and the line."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise CanonError(f"{source}" + (f" line {line}" if line else "") +
-                         f": not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                         file=source, line=line) from None
-    if not isinstance(node, yaml.MappingNode):
-        raise CanonError(f"{source}: a canon file is a mapping with version, drop, symbolize",
-                         file=source)
-    lists: dict[str, tuple[Pattern, ...]] = {"drop": (), "symbolize": ()}
-    version = None
-    for knode, vnode in node.value:
-        key, line = knode.value, knode.start_mark.line + 1
-        if key == "version":
-            version = vnode.value
-            if version != "1":
-                raise CanonError(f"{source} line {line}: version must be 1", file=source,
-                                 line=line)
-        elif key in lists:
-            lists[key] = _patterns(vnode, key, source)
-        else:
-            raise CanonError(f"{source} line {line}: unknown key {key!r}", file=source,
-                             line=line)
-    if version is None:
-        raise CanonError(f"{source}: `version: 1` is missing", file=source)
-    return Canon(lists["drop"], lists["symbolize"], source)
-
-
-def _patterns(node: Any, key: str, source: str) -> tuple[Pattern, ...]:
-    line = node.start_mark.line + 1
-    if isinstance(node, yaml.ScalarNode) and node.value in ("", "null", "~"):
-        return ()
-    if not isinstance(node, yaml.SequenceNode):
-        raise CanonError(f"{source} line {line}: {key} must be a list of paths", file=source,
-                         line=line)
-    out = []
-    for item in node.value:
-        line = item.start_mark.line + 1
-        if not isinstance(item, yaml.ScalarNode):
-            raise CanonError(f"{source} line {line}: {key} items must be paths", file=source,
-                             line=line)
-        try:
-            out.append(parse_pattern(item.value))
-        except CanonError as exc:
-            raise CanonError(f"{source} line {line}: {exc.message}", file=source,
-                             line=line) from None
-    return tuple(out)

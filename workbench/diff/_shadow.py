@@ -21,7 +21,9 @@ from typing import Any
 
 from ..model import InputError, NotFoundError, UsageError
 from ._builds import BuildRun, parse_command, run_build
-from ._canon import Canon, canonicalize, decimal_text, digest
+from ._canon import canonicalize
+from ._canonfile import Canon
+from ._digest import decimal_text, digest
 from ._values import PathChange, diff_values
 
 __all__ = ["FixtureResult", "ShadowResult", "fixtures_in", "shadow"]

@@ -22,7 +22,9 @@ import orjson
 from ..model import Event, Trace
 from ..rules import RuleSet
 from ._align import align, pair_moves
-from ._canon import Canon, Canonicalizer, _sorted, canonical_bytes
+from ._canon import Canonicalizer, sorted_keys
+from ._canonfile import Canon
+from ._digest import canonical_bytes
 from ._values import Pairing, PathChange, Sym, diff_values
 
 __all__ = ["EventChange", "EventRef", "Reorder", "TraceDiff", "content", "diff_traces"]
@@ -273,7 +275,8 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
 
 def _shown(paths: list[PathChange]) -> tuple[PathChange, ...]:
     """Changes of canonicalized documents show their values as canonical: keys sorted."""
-    return tuple(PathChange(p.path, _sorted(p.old), _sorted(p.new), p.change) for p in paths)
+    return tuple(PathChange(p.path, sorted_keys(p.old), sorted_keys(p.new), p.change)
+                 for p in paths)
 
 
 def _align(sa: _Side, sb: _Side, flip: bool) -> list[tuple[int, int]]:

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from ..model import format_path
-from ._canon import canonical_bytes
+from ._digest import canonical_bytes
 
 __all__ = ["Pairing", "PathChange", "Sym", "diff_values", "plain", "same_value"]
 

@@ -18,14 +18,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..model import InputError
+from ..config import ConfigError, ConfigFile
 
 __all__ = ["FlakeEntry", "FlakesError", "load_flakes", "parse_flakes", "stale"]
 
 
-class FlakesError(InputError):
+class FlakesError(ConfigError):
     code = "FLAKES_INVALID"
     default_hint = "each line is nodeid<TAB>last_seen (YYYY-MM-DD)<TAB>reason; # for comments"
+
+
+# not YAML: a line per entry, so the file shares only the reading and the errors
+_FILE = ConfigFile("flakes file", FlakesError,
+                   hint="check --flakes or the workbench_flakes ini option")
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,8 @@ def parse_flakes(text: str, source: str = "flakes.lock",
         if not line.strip() or line.lstrip().startswith("#"):
             continue
 
-        def bad(why: str, line_no: int = n) -> FlakesError:
-            return FlakesError(f"{source} line {line_no}: {why}", file=source, line=line_no)
+        def bad(why: str, line_no: int = n) -> ConfigError:
+            return _FILE.error(source, why, line_no)
 
         fields = line.split("\t")
         if len(fields) != 3:
@@ -83,15 +88,7 @@ def parse_flakes(text: str, source: str = "flakes.lock",
 def load_flakes(path: str | Path, today: dt.date | None = None,
                 source: str | None = None) -> list[FlakeEntry]:
     """Read a lock file; ``source`` is how errors name it (default: the path)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FlakesError(f"no flakes file {p}", code="FILE_NOT_FOUND",
-                          hint="check --flakes or the workbench_flakes ini option") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise FlakesError(f"cannot read {p}: {exc}") from None
-    return parse_flakes(text, source or str(p), today)
+    return parse_flakes(_FILE.read(path), source or str(Path(path)), today)
 
 
 def stale(entries: Iterable[FlakeEntry], today: dt.date, max_age_days: int) -> list[FlakeEntry]:

@@ -40,11 +40,11 @@ from typing import Any, Protocol
 import pyarrow as pa
 import yaml
 
+from ..config import ConfigError, ConfigFile
 from ..model import (
     EVENTS,
     FLAGS_KEY,
     JSON_COLUMNS,
-    InputError,
     Path,
     PathSyntaxError,
     dumps,
@@ -52,6 +52,7 @@ from ..model import (
     loads,
     parse_path,
 )
+from ..rules import shape
 
 __all__ = ["STRUCTURE", "Policy", "PolicyError", "PolicyRedactor", "apply_policy",
            "load_policy", "parse_policy", "shape_of"]
@@ -63,7 +64,7 @@ _KEEP_ROOTS = ("kind", "name", "status", *JSON_COLUMNS)
 _PSEUDO_ROOTS = ("name", *JSON_COLUMNS)
 
 
-class PolicyError(InputError):
+class PolicyError(ConfigError):
     code = "POLICY_INVALID"
     default_hint = ("a policy file is `version: 1` with `keep:` and `pseudonymize:` lists "
                     "of paths (docs/fixtures.md)")
@@ -114,125 +115,67 @@ class Policy:
                 [p.tail() for p in self._pseudo if p.root == column])
 
 
-def _checked(text: Any, what: str, roots: tuple[str, ...], line: int | None = None) -> Path:
-    at = f" (line {line})" if line else ""
+def _checked(text: Any, what: str, roots: tuple[str, ...]) -> Path:
     if not isinstance(text, str):
-        raise PolicyError(f"{what}{at}: a path is text, not {type(text).__name__}",
-                          line=line)
+        raise PolicyError(f"{what}: a path is text, not {type(text).__name__}")
     try:
         p = parse_path(text)
     except PathSyntaxError as exc:
-        raise PolicyError(f"{what}{at}: {exc.message}", line=line) from None
+        raise PolicyError(f"{what}: {exc.message}") from None
     root = p.root
     if root in STRUCTURE:
-        raise PolicyError(f"{what}{at}: {text} is structure and always kept",
+        raise PolicyError(f"{what}: {text} is structure and always kept",
                           hint="list kind, name, status or paths into args, result, error, "
-                               "attrs", line=line)
+                               "attrs")
     if what == "pseudonymize" and root in _VOCABULARY:
-        raise PolicyError(f"{what}{at}: {text} is a closed vocabulary and always kept",
-                          line=line)
+        raise PolicyError(f"{what}: {text} is a closed vocabulary and always kept")
     if root not in roots:
-        raise PolicyError(f"{what}{at}: {text} does not start with a column "
-                          f"({', '.join(roots)})", line=line)
+        raise PolicyError(f"{what}: {text} does not start with a column "
+                          f"({', '.join(roots)})")
     if len(p.segments) > 1 and root not in JSON_COLUMNS:
-        raise PolicyError(f"{what}{at}: {root} is not JSON, so {text} reaches nothing",
-                          line=line)
+        raise PolicyError(f"{what}: {root} is not JSON, so {text} reaches nothing")
     return p
 
 
 # -- the file -------------------------------------------------------------------------------
 
+_FILE = ConfigFile("policy file", PolicyError, keys=("keep", "pseudonymize"),
+                   shape="a policy is a mapping with `version: 1`, `keep:` and `pseudonymize:`",
+                   yaml_code="POLICY_YAML", hint="check the path given with --policy")
+
+
 def load_policy(path: str | os.PathLike[str]) -> Policy:
     """Read and check a policy file."""
-    p = FsPath(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PolicyError(f"no policy file {p}", code="FILE_NOT_FOUND",
-                          hint="check the path given with --policy", file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"cannot read the policy file {p}: {exc}", file=str(p)) from None
-    return parse_policy(text, source=str(p))
+    return parse_policy(_FILE.read(path), source=str(FsPath(path)))
 
 
 def parse_policy(text: str, source: str = "<policy>") -> Policy:
     """Check a policy given as YAML text; errors name the file and the line."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        raise PolicyError(f"{source}" + (f" line {line}" if line else "") +
-                          f": not valid YAML ({getattr(exc, 'problem', None) or exc})",
-                          code="POLICY_YAML", file=source, line=line) from None
-    if not isinstance(doc, dict):
-        raise PolicyError(f"{source}: a policy is a mapping with `version: 1`, `keep:` and "
-                          "`pseudonymize:`", file=source)
-    if doc.get("version") != 1:
-        raise PolicyError(f"{source}: version must be 1 (found {doc.get('version')!r})",
-                          file=source, line=_key_line(node, "version"))
-    unknown = sorted(str(k) for k in doc if k not in ("version", "keep", "pseudonymize"))
-    if unknown:
-        raise PolicyError(f"{source}: unknown key {unknown[0]!r}", file=source,
-                          line=_key_line(node, unknown[0]))
+    doc = _FILE.parse(text, source)
     lists: dict[str, tuple[str, ...]] = {}
     for key, roots in (("keep", _KEEP_ROOTS), ("pseudonymize", _PSEUDO_ROOTS)):
-        items = doc.get(key) or []
-        if not isinstance(items, list):
-            raise PolicyError(f"{source}: {key} is a list of paths", file=source,
-                              line=_key_line(node, key))
-        lines = _item_lines(node, key)
-        for i, item in enumerate(items):
-            line = lines[i] if i < len(lines) else None
+        node = doc.get(key)
+        if node is None or not node.value:
+            lists[key] = ()
+            continue
+        if node.kind != "sequence":
+            raise node.error(f"{key} is a list of paths")
+        for item in node.items():
             try:
-                _checked(item, key, roots, line)
+                _checked(item.value, key, roots)
             except PolicyError as exc:
-                raise PolicyError(f"{source}: {exc.message}", hint=exc.hint, file=source,
-                                  line=line) from None
-        lists[key] = tuple(dict.fromkeys(items))
+                raise item.error(exc.message, hint=exc.hint) from None
+        lists[key] = tuple(dict.fromkeys(node.value))
     return Policy(lists["keep"], lists["pseudonymize"], source)
-
-
-def _entry(node: Any, key: str) -> Any:
-    for k, v in getattr(node, "value", None) or ():
-        if getattr(k, "value", None) == key:
-            return k, v
-    return None
-
-
-def _key_line(node: Any, key: str) -> int | None:
-    hit = _entry(node, key) if isinstance(node, yaml.MappingNode) else None
-    return hit[0].start_mark.line + 1 if hit else None
-
-
-def _item_lines(node: Any, key: str) -> list[int]:
-    hit = _entry(node, key) if isinstance(node, yaml.MappingNode) else None
-    if hit is None or not isinstance(hit[1], yaml.SequenceNode):
-        return []
-    return [n.start_mark.line + 1 for n in hit[1].value]
 
 
 # -- applying it ----------------------------------------------------------------------------
 
 def shape_of(value: Any) -> Any:
     """A scalar's shape token (``«str:12»``, ``«int»``, ``«float»``, ``«bool»``; null
-    stays null); containers keep their keys and lengths, their scalars become shapes."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return "«bool»"
-    if isinstance(value, int):
-        return "«int»"
-    if isinstance(value, float):
-        return "«float»"
-    if isinstance(value, str):
-        return f"«str:{len(value)}»"
-    if isinstance(value, dict):
-        return {k: shape_of(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [shape_of(v) for v in value]
-    return f"«{type(value).__name__}»"
+    stays null); containers keep their keys and lengths, their scalars become shapes
+    (``rules.shape`` in its ``tokens`` spelling)."""
+    return shape(value, tokens=True)
 
 
 Loc = tuple[str | int, ...]

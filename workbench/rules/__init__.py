@@ -1,45 +1,41 @@
 """Rules: partial-order assertions over traces, two engines, and findings."""
 
 from ._check import ENGINES, CheckResult, check
+from ._engine import Engine, Violation
 from ._findings import Finding, blank, shape, signature
-from ._load import RulesError, load_rules, parse_rules
-from ._model import (
-    Absent,
-    Before,
-    Cond,
-    Count,
-    Every,
-    Exists,
-    Flow,
-    Never,
-    Order,
-    Rule,
-    RuleSet,
-    Selector,
-    Where,
-    sel,
-    tool,
-)
-from ._python import check_trace
+from ._load import load_rules, parse_rules
+from ._model import Cond, Selector, Where
+from ._parse import RulesError, sel, tool
+from ._python import PythonEngine, check_trace
 from ._report import junit, sarif
+from ._rule import BodyPaths, Rule, RuleBody, RuleSet
+from ._sql import DuckDBEngine
+from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
 
 __all__ = [
+    "BODIES",
     "ENGINES",
     "Absent",
     "Before",
+    "BodyPaths",
     "CheckResult",
     "Cond",
     "Count",
+    "DuckDBEngine",
+    "Engine",
     "Every",
     "Exists",
     "Finding",
     "Flow",
     "Never",
     "Order",
+    "PythonEngine",
     "Rule",
+    "RuleBody",
     "RuleSet",
     "RulesError",
     "Selector",
+    "Violation",
     "Where",
     "blank",
     "check",

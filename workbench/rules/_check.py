@@ -11,16 +11,18 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..model import FINDINGS, Trace, UsageError
+from ..model import FINDINGS, UsageError
 from ..store import Store
-from ._explain import explain
+from ._engine import Engine
 from ._findings import Finding
-from ._model import RuleSet
-from ._python import check_trace
+from ._python import PythonEngine
+from ._rule import RuleSet
+from ._sql import DuckDBEngine
 
 __all__ = ["ENGINES", "CheckResult", "check"]
 
-ENGINES = ("duckdb", "python")
+ENGINES: dict[str, Engine] = {"duckdb": DuckDBEngine(), "python": PythonEngine()}
+"""The engines ``check`` (and ``--engine``) can use, by name; the first is the default."""
 
 
 @dataclass
@@ -53,14 +55,14 @@ def check(store: Store, rules: RuleSet, *, trace_ids: Sequence[str] | None = Non
           engine: str = "duckdb", record: bool = True) -> CheckResult:
     """Every finding of ``rules`` in the chosen traces (default: all); recorded in the
     store's ``findings`` table unless ``record`` is false."""
-    if engine not in ENGINES:
+    chosen = ENGINES.get(engine)
+    if chosen is None:
         raise UsageError(f"unknown engine {engine!r}", hint="engines: " + ", ".join(ENGINES))
     started = time.perf_counter()
     checked_at = dt.datetime.now(dt.UTC)
     ids = sorted(set(store.resolve_trace_ids(trace_ids))) if trace_ids else None
     all_ids = ids if ids is not None else sorted(store.trace_ids())
-    findings = (_python(store, rules, all_ids) if engine == "python"
-                else _duckdb(store, rules, ids))
+    findings = chosen.findings(store, rules, ids)
     order = {r.id: i for i, r in enumerate(rules)}
     findings.sort(key=lambda f: (order[f.rule], f.trace_id, -1 if f.seq is None else f.seq,
                                  f.event_ids))
@@ -71,35 +73,3 @@ def check(store: Store, rules: RuleSet, *, trace_ids: Sequence[str] | None = Non
         store.append("findings", pa.Table.from_pylist(rows, schema=FINDINGS))
         result.recorded = True
     return result
-
-
-def _python(store: Store, rules: RuleSet, ids: list[str]) -> list[Finding]:
-    out: list[Finding] = []
-    for i in range(0, len(ids), _CHUNK):  # a query per chunk of traces, not per trace
-        for trace in store.traces(ids[i:i + _CHUNK]).values():
-            out.extend(check_trace(trace, rules))
-    return out
-
-
-_CHUNK = 256
-
-
-def _duckdb(store: Store, rules: RuleSet, ids: list[str] | None) -> list[Finding]:
-    from ._sql import sql_violations
-
-    cache: dict[str, Trace] = {}
-
-    def load(tid: str) -> Trace:
-        if tid not in cache:
-            cache.update(store.traces([tid]))
-        return cache[tid]
-
-    con = store.connect()
-    try:
-        found = sql_violations(con, rules, ids, load)
-    finally:
-        con.close()
-    # the traces that broke a rule, loaded in one query to word their findings
-    cache.update(store.traces(sorted({tid for _, tid, _ in found} - set(cache))))
-    by_id = {r.id: r for r in rules}
-    return [explain(by_id[rid], cache[tid], primary) for rid, tid, primary in found]

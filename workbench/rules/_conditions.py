@@ -1,4 +1,4 @@
-"""What a condition means, in Python. The SQL compiler (``_sql.py``) must agree.
+"""What a condition means, in Python. The SQL compiler (``_sqlcond.py``) must agree.
 
 - A ``Where`` holds when some value at its path meets every condition but ``exists``;
   ``exists: true`` needs at least one value, ``exists: false`` none.
@@ -9,18 +9,22 @@
 - ``matches`` searches text with a regular expression (the RE2 subset of Python's).
 - ``type`` is the JSON type; ``integer`` means an integer literal (``1``, not ``1.0``).
 - ``schema`` validates the value with ``jsonschema``.
+- ``same`` (and ``per``) correlate two events when their values at the paths are equal
+  (``same_key``); ``earlier`` finds the first such event that happened before.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from typing import Any
 
-from ..model import Event, dumps
+from ..model import Event, Trace, dumps
+from ..model import Path as JPath
 from ._model import Cond, Selector, Where
 
-__all__ = ["cond_holds", "eq", "matches", "value_of", "where_holds"]
+__all__ = ["cond_holds", "earlier", "eq", "matches", "same_key", "selects", "where_holds"]
 
 
 def _num(x: Any) -> bool:
@@ -126,10 +130,27 @@ def selects(s: Selector, e: Event) -> bool:
     return all(where_holds(e.values(w.path), w) for w in s.where)
 
 
-def value_of(e: Event, path: Any) -> Any:
-    """The first value at a path, or a marker that none is there."""
-    vals = e.values(path)
-    return vals[0] if vals else _MISSING
+def same_key(e: Event, paths: tuple[JPath, ...]) -> tuple[str, ...] | None:
+    """The values at ``same`` paths, as canonical JSON; None when one is missing."""
+    out = []
+    for p in paths:
+        vals = e.values(p)
+        if not vals:
+            return None
+        v = vals[0]
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            v = float(v)
+        out.append(dumps(v))
+    return tuple(out)
 
 
-_MISSING = object()
+def earlier(trace: Trace, candidates: Iterable[Event], e: Event,
+            same: tuple[JPath, ...]) -> Event | None:
+    """The first candidate that happens before ``e`` with the same values at ``same``;
+    None when there is none, or when ``e`` lacks a ``same`` value."""
+    key = same_key(e, same)
+    if key is None:
+        return None
+    return next((a for a in candidates if trace.precedes(a, e) and same_key(a, same) == key),
+                None)
+

@@ -37,14 +37,28 @@ def signature(rule: str, operation: str, message: str, values: tuple[str, ...] =
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def shape(value: Any, depth: int = 0) -> Any:
-    """A JSON value's shape: keys kept, scalars as type names, lists as length and items."""
+def shape(value: Any, *, tokens: bool = False) -> Any:
+    """A JSON value's shape: keys kept, scalars as the names of their types.
+
+    Two spellings, on purpose. A finding's ``expected``/``actual`` (the default) sums a
+    value up for a reader and for grouping: ``string(12)``, ``number``, ``boolean``,
+    ``null``, a list as its length and the shape of its first item, at most 7 levels.
+    A promotion policy (``tokens``, ``redact``'s ``shape_of``) puts the shape in place of
+    the value, in a document that must keep its structure: every item of every list at
+    every depth, null stays null, ints and floats apart (``«int»``, ``«float»``), and each
+    scalar a token that cannot be mistaken for data (``«str:12»``, ``«bool»``).
+    Both are recorded (findings, fixture content), so neither may change.
+    """
+    return _tokens(value) if tokens else _summary(value, 0)
+
+
+def _summary(value: Any, depth: int) -> Any:
     if depth > 6:
         return "…"
     if isinstance(value, dict):
-        return {k: shape(v, depth + 1) for k, v in value.items()}
+        return {k: _summary(v, depth + 1) for k, v in value.items()}
     if isinstance(value, list):
-        return {"array": len(value), "items": shape(value[0], depth + 1)} if value else {
+        return {"array": len(value), "items": _summary(value[0], depth + 1)} if value else {
             "array": 0}
     if isinstance(value, bool):
         return "boolean"
@@ -53,6 +67,24 @@ def shape(value: Any, depth: int = 0) -> Any:
     if isinstance(value, str):
         return f"string({len(value)})"
     return "null"
+
+
+def _tokens(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "«bool»"
+    if isinstance(value, int):
+        return "«int»"
+    if isinstance(value, float):
+        return "«float»"
+    if isinstance(value, str):
+        return f"«str:{len(value)}»"
+    if isinstance(value, dict):
+        return {k: _tokens(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_tokens(v) for v in value]
+    return f"«{type(value).__name__}»"
 
 
 def event_shape(e: Event) -> dict[str, Any]:

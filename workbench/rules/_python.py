@@ -1,84 +1,54 @@
 """The per-trace engine: finds the violations of each rule by walking one ``Trace``.
 
-It is the reference meaning of the rules language; the DuckDB engine (``_sql.py``) is
-property-tested to find exactly the same violations. Each violation is worded by
-``_explain.explain``.
+It is the reference meaning of the rules language: each body's ``violations`` says what
+breaks it in one trace. The DuckDB engine (``_sql.py``) is property-tested to find
+exactly the same violations. Each violation is worded by ``_explain.explain``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..model import Trace
-from ._conditions import selects, where_holds
-from ._explain import explain, flow_source, order_assignment, same_key
+from ..store import Store
+from ._engine import Violation
+from ._explain import explain
 from ._findings import Finding
-from ._model import Absent, Before, Count, Every, Exists, Flow, Never, Order, Rule, RuleSet
+from ._rule import Primary, Rule, RuleSet
 
-__all__ = ["check_trace", "violations"]
+__all__ = ["PythonEngine", "check_trace", "violations"]
+
+_CHUNK = 256  # traces read per query, not a query per trace
 
 
 def check_trace(trace: Trace, rules: RuleSet | Iterable[Rule]) -> list[Finding]:
     """Every finding of the rules in one trace, rule by rule, in step order."""
-    out: list[Finding] = []
-    for rule in rules:
-        out.extend(explain(rule, trace, primary) for primary in violations(rule, trace))
-    return out
+    return [explain(rule, trace, primary) for rule in rules
+            for primary in violations(rule, trace)]
 
 
-def violations(rule: Rule, trace: Trace) -> list[tuple[str, ...]]:
-    """The primary event ids of each violation (see ``_explain``), in step order."""
-    b = rule.body
-    out: list[tuple[str, ...]] = []
-    if isinstance(b, Before):
-        firsts = [e for e in trace if selects(b.first, e)]
-        for t in trace:
-            if not selects(b.then, t):
-                continue
-            key = same_key(t, b.same)
-            if key is None or not any(trace.precedes(f, t) and same_key(f, b.same) == key
-                                      for f in firsts):
-                out.append((t.event_id,))
-        return out
-    if isinstance(b, Never):
-        afters = [a for a in trace if selects(b.after, a)]
-        for e in trace:
-            if not selects(b.event, e):
-                continue
-            key = same_key(e, b.same)
-            if key is not None and any(trace.precedes(a, e) and same_key(a, b.same) == key
-                                       for a in afters):
-                out.append((e.event_id,))
-        return out
-    if isinstance(b, Count):
-        groups: dict[tuple[str, ...], list[str]] = {}
-        if not b.per:
-            groups[()] = []
-        for e in trace:
-            if selects(b.event, e):
-                key = same_key(e, b.per)
-                if key is not None:
-                    groups.setdefault(key, []).append(e.event_id)
-        return [tuple(ids) for ids in groups.values()
-                if (b.max is not None and len(ids) > b.max)
-                or (b.min is not None and len(ids) < b.min)]
-    if isinstance(b, Every):
-        return [(e.event_id,) for e in trace if selects(b.event, e) and not _meets(b, e)]
-    if isinstance(b, Exists):
-        return [] if any(selects(b.event, e) for e in trace) else [()]
-    if isinstance(b, Absent):
-        return [(e.event_id,) for e in trace if selects(b.event, e)]
-    if isinstance(b, Order):
-        return [] if order_assignment(b, trace) is not None else [()]
-    if isinstance(b, Flow):
-        return [(e.event_id,) for e in trace
-                if selects(b.event, e) and not flow_source(b, trace, e)[0]]
-    raise TypeError(f"unknown rule body {type(b).__name__}")
+def violations(rule: Rule, trace: Trace) -> list[Primary]:
+    """The primary event ids of each violation (see ``_rule.Primary``), in step order."""
+    return rule.body.violations(trace)
 
 
-def _meets(b: Every, e: object) -> bool:
-    from ._conditions import cond_holds
-    from ._model import Cond
-    if not all(where_holds(e.values(w.path), w) for w in b.where):  # type: ignore[attr-defined]
-        return False
-    return all(cond_holds(getattr(e, root), Cond("schema", schema)) for root, schema in b.schema)
+class PythonEngine:
+    """The ``Engine`` that reads the traces and judges them one at a time."""
+
+    def violations(self, store: Store, rules: RuleSet,
+                   trace_ids: Sequence[str] | None) -> list[Violation]:
+        found = [Violation(rule.id, trace.trace_id, primary)
+                 for trace in _traces(store, trace_ids) for rule in rules
+                 for primary in violations(rule, trace)]
+        order = {r.id: i for i, r in enumerate(rules)}
+        return sorted(found, key=lambda v: order[v.rule])
+
+    def findings(self, store: Store, rules: RuleSet,
+                 trace_ids: Sequence[str] | None) -> list[Finding]:
+        return [f for trace in _traces(store, trace_ids) for f in check_trace(trace, rules)]
+
+
+def _traces(store: Store, trace_ids: Sequence[str] | None) -> Iterator[Trace]:
+    ids = sorted(store.trace_ids()) if trace_ids is None else list(trace_ids)
+    for i in range(0, len(ids), _CHUNK):
+        yield from store.traces(ids[i:i + _CHUNK]).values()

@@ -1,5 +1,6 @@
 """The DuckDB engine's compiler: JSON paths to SQL values, conditions and selectors to
-predicates with bound parameters; ``_sql`` builds each rule body's queries from them.
+predicates with bound parameters; each body's ``sql`` builds its queries from them (and
+from ``_sqlscan``).
 
 How rules become SQL over the ``events`` view:
 

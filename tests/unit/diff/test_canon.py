@@ -5,8 +5,16 @@ from decimal import Decimal
 
 import pytest
 
-from workbench.diff import Canon, CanonError, canonical_bytes, canonicalize, digest, parse_canon
-from workbench.diff._canon import decimal_text, parse_pattern
+from workbench.diff import (
+    Canon,
+    CanonError,
+    canonical_bytes,
+    canonicalize,
+    digest,
+    parse_canon,
+    parse_pattern,
+)
+from workbench.diff._digest import decimal_text
 
 DOC = {"generated_at": "2026-11-30T10:00:00Z", "total": 1250, "request_id": "rq-9",
        "items": [{"id": "o-17", "updated_at": 5, "sku": "A"},
