@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from ._metaschema import DIALECT_2020_12, is_schema
+
 __all__ = ["check_schema", "pointer", "resolve_ref", "walk_refs"]
 
 
@@ -69,18 +71,16 @@ def walk_refs(schema: Any, at: str = "") -> Iterator[tuple[str, str]]:
 
 def check_schema(schema: Any) -> str | None:
     """Why ``schema`` is not a usable JSON Schema, or None when it is."""
-    import jsonschema  # loaded only when a descriptor is read
-
     if schema is None or isinstance(schema, bool):
         return None
     if not isinstance(schema, dict):
         return f"a schema is an object or a boolean, not {type(schema).__name__}"
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = "/" + "/".join(str(p) for p in exc.absolute_path)
-        return f"at {where}: {exc.message}"
+    dialect = schema.get("$schema")
+    fast = dialect in (None, DIALECT_2020_12, DIALECT_2020_12 + "#")
+    if not (fast and is_schema(schema)):
+        problem = _meta_problem(schema)
+        if problem is not None:
+            return problem
     for where, ref in walk_refs(schema):
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
@@ -93,4 +93,18 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
+    return None
+
+
+def _meta_problem(schema: dict[str, Any]) -> str | None:
+    """``jsonschema``'s own verdict and message (the slow path: only for a schema the
+    fast check refused, or of another dialect)."""
+    import jsonschema
+
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        where = "/" + "/".join(str(p) for p in exc.absolute_path)
+        return f"at {where}: {exc.message}"
     return None
