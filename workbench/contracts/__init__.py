@@ -2,7 +2,7 @@
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
-manifests and folders.
+manifests and folders; ``schema_changes`` compares two JSON Schemas as what they accept.
 """
 
 from ._descriptor import (
@@ -27,6 +27,7 @@ from ._errors import (
 )
 from ._jsonschema import check_schema, pointer, resolve_ref
 from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
+from ._schemadiff import SchemaChange, schema_changes
 
 __all__ = [
     "FIELDS",
@@ -42,6 +43,7 @@ __all__ = [
     "ErrorEnvelope",
     "Idempotency",
     "Provenance",
+    "SchemaChange",
     "SchemaInvalidError",
     "Source",
     "ToolSet",
@@ -53,4 +55,5 @@ __all__ = [
     "pointer",
     "read_tools",
     "resolve_ref",
+    "schema_changes",
 ]
