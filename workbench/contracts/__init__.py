@@ -2,9 +2,18 @@
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
-manifests and folders; ``schema_changes`` compares two JSON Schemas as what they accept.
+manifests and folders; ``schema_changes`` compares two JSON Schemas as what they accept;
+a ``Consumer`` contract says what a workflow depends on in the tools it calls.
 """
 
+from ._consumer import (
+    Consumer,
+    ConsumerFinding,
+    Dependency,
+    consumer_findings,
+    load_consumer,
+    parse_consumer,
+)
 from ._descriptor import (
     FIELDS,
     SIDE_EFFECTS,
@@ -34,9 +43,12 @@ __all__ = [
     "SIDE_EFFECTS",
     "SOURCES",
     "VERSION",
+    "Consumer",
     "ConsumerError",
+    "ConsumerFinding",
     "ContractError",
     "ContractVersionError",
+    "Dependency",
     "Deprecation",
     "Descriptor",
     "DuplicateToolError",
@@ -49,9 +61,12 @@ __all__ = [
     "ToolSet",
     "UnknownSourceError",
     "check_schema",
+    "consumer_findings",
     "descriptor_from_dict",
     "is_descriptor_doc",
+    "load_consumer",
     "load_document",
+    "parse_consumer",
     "pointer",
     "read_tools",
     "resolve_ref",
