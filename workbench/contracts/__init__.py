@@ -2,8 +2,9 @@
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
-manifests and folders; ``schema_changes`` compares two JSON Schemas as what they accept;
-a ``Consumer`` contract says what a workflow depends on in the tools it calls.
+manifests and folders. ``diff_tools`` / ``diff_contracts`` compare two sets as an agent
+meets them (``contract diff``), judged by the severity policy and by ``Consumer``
+contracts (what a workflow depends on).
 """
 
 from ._consumer import (
@@ -26,6 +27,7 @@ from ._descriptor import (
     ToolSet,
     descriptor_from_dict,
 )
+from ._diff import Change, ContractDiff, diff_contracts, diff_tools
 from ._errors import (
     ConsumerError,
     ContractError,
@@ -35,17 +37,22 @@ from ._errors import (
     UnknownSourceError,
 )
 from ._jsonschema import check_schema, pointer, resolve_ref
+from ._policy import CHANGE_KINDS, SEVERITIES
 from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
 from ._schemadiff import SchemaChange, schema_changes
 
 __all__ = [
+    "CHANGE_KINDS",
     "FIELDS",
+    "SEVERITIES",
     "SIDE_EFFECTS",
     "SOURCES",
     "VERSION",
+    "Change",
     "Consumer",
     "ConsumerError",
     "ConsumerFinding",
+    "ContractDiff",
     "ContractError",
     "ContractVersionError",
     "Dependency",
@@ -63,6 +70,8 @@ __all__ = [
     "check_schema",
     "consumer_findings",
     "descriptor_from_dict",
+    "diff_contracts",
+    "diff_tools",
     "is_descriptor_doc",
     "load_consumer",
     "load_document",
