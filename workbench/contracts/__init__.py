@@ -4,7 +4,7 @@ A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
 manifests and folders. ``diff_tools`` / ``diff_contracts`` compare two sets as an agent
 meets them (``contract diff``), judged by the severity policy and by ``Consumer``
-contracts (what a workflow depends on).
+contracts (what a workflow depends on); ``diff_sarif`` writes the result for CI.
 """
 
 from ._consumer import (
@@ -39,6 +39,7 @@ from ._errors import (
 from ._jsonschema import check_schema, pointer, resolve_ref
 from ._policy import CHANGE_KINDS, SEVERITIES
 from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
+from ._sarif import diff_sarif
 from ._schemadiff import SchemaChange, schema_changes
 
 __all__ = [
@@ -71,6 +72,7 @@ __all__ = [
     "consumer_findings",
     "descriptor_from_dict",
     "diff_contracts",
+    "diff_sarif",
     "diff_tools",
     "is_descriptor_doc",
     "load_consumer",
