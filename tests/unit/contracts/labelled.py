@@ -40,9 +40,9 @@ def obj(props: dict[str, Any], **kw: Any) -> dict[str, Any]:
     return {"type": "object", "properties": props, **kw}
 
 
-S, I = {"type": "string"}, {"type": "integer"}
-LIST_IN = obj({"owner": S, "limit": {"type": "integer", "maximum": 100}})
-ITEM = obj({"id": S, "owner": S, "state": {"enum": ["active", "archived"]}}, required=["id", "owner"])
+STR, INT = {"type": "string"}, {"type": "integer"}
+LIST_IN = obj({"owner": STR, "limit": {"type": "integer", "maximum": 100}})
+ITEM = obj({"id": STR, "owner": STR, "state": {"enum": ["active", "archived"]}}, required=["id", "owner"])
 LIST_OUT = obj({"items": {"type": "array", "items": ITEM}, "next_cursor": {"type": ["string", "null"]}})
 
 
@@ -55,14 +55,14 @@ def listing(**kw: Any) -> dict[str, Any]:
 
 def archive(**kw: Any) -> dict[str, Any]:
     base = {"description": "Archive projects.", "input": obj(
-        {"project_id": S, "limit": {"type": "integer", "default": 100}}, required=["project_id"])}
+        {"project_id": STR, "limit": {"type": "integer", "default": 100}}, required=["project_id"])}
     base.update(kw)
     return tool("projects.archive", "destructive", **base)
 
 
 def send(**kw: Any) -> dict[str, Any]:
     base = {"description": "Send an email.", "input": obj(
-        {"to": {"type": "array", "items": S, "maxItems": 10}, "body": S}, required=["to"]),
+        {"to": {"type": "array", "items": STR, "maxItems": 10}, "body": STR}, required=["to"]),
         "idempotency": {"key": "header:Idempotency-Key", "required": True},
         "errors": {"codes": ["rate_limited", "bounced"], "retryable": ["rate_limited"]},
         "timeout_s": 30}
@@ -71,7 +71,7 @@ def send(**kw: Any) -> dict[str, Any]:
 
 
 def job(**kw: Any) -> dict[str, Any]:
-    base = {"description": "Retry a failed job.", "input": obj({"job_id": S}, required=["job_id"]),
+    base = {"description": "Retry a failed job.", "input": obj({"job_id": STR}, required=["job_id"]),
             "output": obj({"status": {"enum": ["queued", "running"]}}),
             "errors": {"codes": ["not_found"], "retryable": []}, "timeout_s": 10}
     base.update(kw)
@@ -146,32 +146,32 @@ PAIRS: list[Pair] = [
          [("field-removed", "input", "error", "args.owner")], "request-property-removed WARN",
          "under an open content model the filter is silently ignored: a listing widens to everything"),
     Pair("argument renamed owner -> owner_id", [listing()],
-         [listing(input=obj({"owner_id": S, "limit": {"type": "integer", "maximum": 100}}))],
+         [listing(input=obj({"owner_id": STR, "limit": {"type": "integer", "maximum": 100}}))],
          [("field-renamed", "input", "error", "args.owner")],
          "request-property-removed WARN + new-optional-request-property INFO",
          "the agent keeps sending owner: filtered by nothing"),
-    Pair("optional argument added", [listing()], [listing(input=obj({**LIST_IN["properties"], "sort": S}))],
+    Pair("optional argument added", [listing()], [listing(input=obj({**LIST_IN["properties"], "sort": STR}))],
          [("field-added", "input", "info", "args.sort")], "new-optional-request-property INFO"),
-    Pair("required argument added, idempotent write", [tool("projects.tag", "idempotent_write", input=obj({"id": S}))],
-         [tool("projects.tag", "idempotent_write", input=obj({"id": S, "tag": S}, required=["tag"]))],
+    Pair("required argument added, idempotent write", [tool("projects.tag", "idempotent_write", input=obj({"id": STR}))],
+         [tool("projects.tag", "idempotent_write", input=obj({"id": STR, "tag": STR}, required=["tag"]))],
          [("field-added", "input", "info", "args.tag"), ("required-added", "input", "error", "args.tag")],
          "new-required-request-property ERR"),
     Pair("argument became required", [listing()], [listing(input={**LIST_IN, "required": ["owner"]})],
          [("required-added", "input", "error", "args.owner")], "request-property-became-required ERR"),
-    Pair("argument no longer required", [job()], [job(input=obj({"job_id": S}))],
+    Pair("argument no longer required", [job()], [job(input=obj({"job_id": STR}))],
          [("required-removed", "input", "info", "args.job_id")], "request-property-became-optional INFO"),
-    Pair("argument type changed", [job()], [job(input=obj({"job_id": I}, required=["job_id"]))],
+    Pair("argument type changed", [job()], [job(input=obj({"job_id": INT}, required=["job_id"]))],
          [("type-changed", "input", "error", "args.job_id")], "request-property-type-changed ERR"),
-    Pair("argument type widened", [listing()], [listing(input=obj({"owner": S, "limit": {"type": "number", "maximum": 100}}))],
+    Pair("argument type widened", [listing()], [listing(input=obj({"owner": STR, "limit": {"type": "number", "maximum": 100}}))],
          [("type-changed", "input", "info", "args.limit")], "request-property-type-generalized INFO"),
-    Pair("argument enum value added, write", [job(input=obj({"job_id": S, "mode": {"enum": ["soft"]}}))],
-         [job(input=obj({"job_id": S, "mode": {"enum": ["soft", "hard"]}}))],
+    Pair("argument enum value added, write", [job(input=obj({"job_id": STR, "mode": {"enum": ["soft"]}}))],
+         [job(input=obj({"job_id": STR, "mode": {"enum": ["soft", "hard"]}}))],
          [("enum-value-added", "input", "info", "args.mode")], "request-property-enum-value-added INFO"),
-    Pair("argument enum value removed", [job(input=obj({"job_id": S, "mode": {"enum": ["soft", "hard"]}}))],
-         [job(input=obj({"job_id": S, "mode": {"enum": ["soft"]}}))],
+    Pair("argument enum value removed", [job(input=obj({"job_id": STR, "mode": {"enum": ["soft", "hard"]}}))],
+         [job(input=obj({"job_id": STR, "mode": {"enum": ["soft"]}}))],
          [("enum-value-removed", "input", "error", "args.mode")], "request-property-enum-value-removed ERR"),
     Pair("default raised, destructive", [archive()],
-         [archive(input=obj({"project_id": S, "limit": {"type": "integer", "default": 1000}}, required=["project_id"]))],
+         [archive(input=obj({"project_id": STR, "limit": {"type": "integer", "default": 1000}}, required=["project_id"]))],
          [("default-changed", "input", "error", "args.limit")],
          "request-property-default-value-changed INFO (an older examples page lists a changed default of an optional request parameter as breaking)",
          "a call that omits limit now archives up to 1000"),
@@ -179,10 +179,10 @@ PAIRS: list[Pair] = [
          [listing(input=obj({"sort": {"enum": ["created", "name"], "default": "name"}}))],
          [("default-changed", "input", "warn", "args.sort")], "request-property-default-value-changed INFO",
          "\"the first page\" is now another page"),
-    Pair("argument maximum lowered", [listing()], [listing(input=obj({"owner": S, "limit": {"type": "integer", "maximum": 50}}))],
+    Pair("argument maximum lowered", [listing()], [listing(input=obj({"owner": STR, "limit": {"type": "integer", "maximum": 50}}))],
          [("constraint-narrowed", "input", "error", "args.limit")], "request-property-max-decreased ERR"),
     Pair("argument maxItems raised, external send", [send()],
-         [send(input=obj({"to": {"type": "array", "items": S, "maxItems": 100}, "body": S}, required=["to"]))],
+         [send(input=obj({"to": {"type": "array", "items": STR, "maxItems": 100}, "body": STR}, required=["to"]))],
          [("constraint-widened", "input", "info", "args.to")], "max items of a request property increased: INFO (check id not read)",
          "a wider batch is allowed; on a destructive tool the gate fails closed"),
     Pair("argument pattern added", [job()], [job(input=obj({"job_id": {"type": "string", "pattern": "^job_"}}, required=["job_id"]))],
@@ -194,21 +194,21 @@ PAIRS: list[Pair] = [
          [("deprecated", "input", "warn", "args.owner")], "request-property-deprecated INFO"),
     # --- what the agent reads --------------------------------------------------------------
     Pair("result field removed", [listing()],
-         [_lst(obj({"id": S, "state": {"enum": ["active", "archived"]}}, required=["id"]))],
+         [_lst(obj({"id": STR, "state": {"enum": ["active", "archived"]}}, required=["id"]))],
          [("field-removed", "output", "error", "result.items[*].owner")],
          "response-required-property-removed ERR (response-optional-property-removed INFO; WARN in older releases)",
          "an agent selecting by owner now sees none"),
     Pair("result field renamed owner -> owner_id", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": obj({"id": S, "owner_id": S, "state": {"enum": ["active", "archived"]}}, required=["id", "owner_id"])},
+         [listing(output=obj({"items": {"type": "array", "items": obj({"id": STR, "owner_id": STR, "state": {"enum": ["active", "archived"]}}, required=["id", "owner_id"])},
                               "next_cursor": {"type": ["string", "null"]}}))],
          [("field-renamed", "output", "error", "result.items[*].owner")],
          "response-required-property-removed ERR + response-required-property-added INFO",
          "renaming reads as one break, not a removal and an unrelated addition"),
     Pair("result field added", [listing()],
-         [listing(output=obj({**LIST_OUT["properties"], "total": I}))],
+         [listing(output=obj({**LIST_OUT["properties"], "total": INT}))],
          [("field-added", "output", "info", "result.total")], "response-optional-property-added INFO"),
     Pair("result enum value added, read-only", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": obj({"id": S, "owner": S, "state": {"enum": ["active", "archived", "deleting"]}}, required=["id", "owner"])},
+         [listing(output=obj({"items": {"type": "array", "items": obj({"id": STR, "owner": STR, "state": {"enum": ["active", "archived", "deleting"]}}, required=["id", "owner"])},
                               "next_cursor": {"type": ["string", "null"]}}))],
          [("enum-value-added", "output", "warn", "result.items[*].state")],
          "response-property-enum-value-added WARN (one third-party report has v1.32.1 giving ERR: uncertain)"),
@@ -218,12 +218,12 @@ PAIRS: list[Pair] = [
     Pair("result enum value removed", [job()], [job(output=obj({"status": {"enum": ["queued"]}}))],
          [("enum-value-removed", "output", "info", "result.status")], "response-property-enum-value-removed INFO"),
     Pair("result field may be absent, read-only", [listing()],
-         [_lst(obj({"id": S, "owner": S, "state": {"enum": ["active", "archived"]}}, required=["id"]))],
+         [_lst(obj({"id": STR, "owner": STR, "state": {"enum": ["active", "archived"]}}, required=["id"]))],
          [("required-removed", "output", "warn", "result.items[*].owner")],
          "response-property-became-optional ERR"),
-    Pair("result type changed", [job(output=obj({"attempts": I}))], [job(output=obj({"attempts": S}))],
+    Pair("result type changed", [job(output=obj({"attempts": INT}))], [job(output=obj({"attempts": STR}))],
          [("type-changed", "output", "error", "result.attempts")], "response-property-type-changed ERR"),
-    Pair("result may be null", [job(output=obj({"attempts": I}))], [job(output=obj({"attempts": {"type": ["integer", "null"]}}))],
+    Pair("result may be null", [job(output=obj({"attempts": INT}))], [job(output=obj({"attempts": {"type": ["integer", "null"]}}))],
          [("type-changed", "output", "error", "result.attempts")], "response-property-became-nullable ERR"),
     Pair("result maximum raised, read-only", [listing(output=obj({"count": {"type": "integer", "maximum": 100}}))],
          [listing(output=obj({"count": {"type": "integer", "maximum": 1000}}))],
@@ -236,20 +236,20 @@ PAIRS: list[Pair] = [
          [listing(output=obj({"state": {"type": "string", "description": "billing state"}}))],
          [("description-changed", "output", "warn", "result.state")], "not reported (documentation-only)",
          "the model reads the field by its description"),
-    Pair("result anyOf member added", [job(output=obj({"next": {"anyOf": [S, I]}}))],
-         [job(output=obj({"next": {"anyOf": [S, I, {"type": "object"}]}}))],
+    Pair("result anyOf member added", [job(output=obj({"next": {"anyOf": [STR, INT]}}))],
+         [job(output=obj({"next": {"anyOf": [STR, INT, {"type": "object"}]}}))],
          [("type-changed", "output", "error", "result.next")], "response-property-any-of-added ERR"),
-    Pair("result field added, side effect unknown", [tool("search", None, output=obj({"hits": I}))],
-         [tool("search", None, output=obj({"hits": I, "took_ms": I}))],
+    Pair("result field added, side effect unknown", [tool("search", None, output=obj({"hits": INT}))],
+         [tool("search", None, output=obj({"hits": INT, "took_ms": INT}))],
          [("field-added", "output", "error", "result.took_ms")], "response-optional-property-added INFO",
          "an unknown side-effect class is judged destructive: fails closed"),
-    Pair("result field added, destructive", [archive(output=obj({"archived": I}))],
-         [archive(output=obj({"archived": I, "skipped": I}))],
+    Pair("result field added, destructive", [archive(output=obj({"archived": INT}))],
+         [archive(output=obj({"archived": INT, "skipped": INT}))],
          [("field-added", "output", "error", "result.skipped")], "response-optional-property-added INFO",
          "fails closed: every change to a destructive tool needs a reviewer"),
     # --- look-alikes: no change ------------------------------------------------------------
     Pair("look-alike: key order", [listing()],
-         [{"output": LIST_OUT, "input": {"properties": {"limit": {"maximum": 100, "type": "integer"}, "owner": S}, "type": "object"},
+         [{"output": LIST_OUT, "input": {"properties": {"limit": {"maximum": 100, "type": "integer"}, "owner": STR}, "type": "object"},
            "description": "List projects, filtered by owner.", "side_effect": "read_only", "tool": "projects.list"}],
          [], "no change"),
     Pair("look-alike: $ref layout", [listing()],
@@ -261,10 +261,10 @@ PAIRS: list[Pair] = [
          [listing(output=obj({"items": {"type": "array", "items": ITEM}, "next_cursor": {"type": "string", "nullable": True}}))],
          [], "no change (docs/NULLABILITY.md: three equivalent forms)"),
     Pair("look-alike: anyOf [T, null]", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": ITEM}, "next_cursor": {"anyOf": [S, {"type": "null"}]}}))],
+         [listing(output=obj({"items": {"type": "array", "items": ITEM}, "next_cursor": {"anyOf": [STR, {"type": "null"}]}}))],
          [], "no change"),
     Pair("look-alike: required and enum order", [listing()],
-         [_lst(obj({"id": S, "owner": S, "state": {"enum": ["archived", "active"]}}, required=["owner", "id"]))],
+         [_lst(obj({"id": STR, "owner": STR, "state": {"enum": ["archived", "active"]}}, required=["owner", "id"]))],
          [], "no change"),
     Pair("look-alike: description whitespace", [listing()],
          [listing(description="  List projects,\n  filtered by owner.\n")], [], "not reported"),
@@ -272,27 +272,27 @@ PAIRS: list[Pair] = [
          [job(output=obj({"kind": {"enum": ["job"], "title": "Kind", "examples": ["job"]}}))],
          [], "no change"),
     Pair("look-alike: recursive schema under another $defs name",
-         [tool("tree.get", output={"$defs": {"node": obj({"name": S, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}})},
+         [tool("tree.get", output={"$defs": {"node": obj({"name": STR, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}})},
                                    "$ref": "#/$defs/node"})],
-         [tool("tree.get", output={"$defs": {"Node": obj({"name": S, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}})},
+         [tool("tree.get", output={"$defs": {"Node": obj({"name": STR, "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}}})},
                                    "$ref": "#/$defs/Node"})],
          [], "no change"),
     # --- consumer contracts ----------------------------------------------------------------
     Pair("consumer reads the renamed field", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": obj({"id": S, "owner_id": S, "state": {"enum": ["active", "archived"]}}, required=["id", "owner_id"])},
+         [listing(output=obj({"items": {"type": "array", "items": obj({"id": STR, "owner_id": STR, "state": {"enum": ["active", "archived"]}}, required=["id", "owner_id"])},
                               "next_cursor": {"type": ["string", "null"]}}),
                   description="List projects.")],
          [("description-changed", "input", "error", "description"), ("field-renamed", "output", "error", "result.items[*].owner")],
          "as without consumers", "the consumer is named; a description is what its model picks by",
          consumer={"reads": ["result.items[*].owner"]}),
     Pair("consumer reads only ids", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": obj({"id": S, "owner_id": S, "state": {"enum": ["active", "archived", "deleting"]}}, required=["id", "owner_id"])},
+         [listing(output=obj({"items": {"type": "array", "items": obj({"id": STR, "owner_id": STR, "state": {"enum": ["active", "archived", "deleting"]}}, required=["id", "owner_id"])},
                               "next_cursor": {"type": ["string", "null"]}}))],
          [("field-renamed", "output", "info", "result.items[*].owner"), ("enum-value-added", "output", "info", "result.items[*].state")],
          "as without consumers", "what no consumer reads falls to info",
          consumer={"reads": ["result.items[*].id"]}),
     Pair("consumer branches on the enum", [listing()],
-         [listing(output=obj({"items": {"type": "array", "items": obj({"id": S, "owner": S, "state": {"enum": ["active"]}}, required=["id", "owner"])},
+         [listing(output=obj({"items": {"type": "array", "items": obj({"id": STR, "owner": STR, "state": {"enum": ["active"]}}, required=["id", "owner"])},
                               "next_cursor": {"type": ["string", "null"]}}))],
          [("enum-value-removed", "output", "error", "result.items[*].state")],
          "response-property-enum-value-removed INFO", "the workflow's branch on archived never fires",
