@@ -23,7 +23,7 @@ from ._descriptor import SIDE_EFFECTS, Descriptor, ToolSet
 from ._policy import change_class, class_severity, severity_at_least
 from ._read import read_tools
 from ._schemadiff import SchemaChange, schema_changes
-from ._schemanorm import description_text
+from ._schemanorm import description_text, same_json
 from ._words import words
 
 __all__ = ["Change", "ContractDiff", "diff_contracts", "diff_tools"]
@@ -156,12 +156,12 @@ def _raw_changes(o: Descriptor | None, n: Descriptor | None
         return [(SchemaChange("tool-removed", ("tool",), o.tool, None), "input")]
     if o is None:
         return [(SchemaChange("tool-added", ("tool",), None, n.side_effect), "input")]
-    if o == n:
+    if o == n and same_json(o.input, n.input) and same_json(o.output, n.output):
         return []
     out = [(c, "output" if c.path[0] == "errors" else "input") for c in _tool_fields(o, n)]
     for side, root, direction in (("input", "args", "input"), ("output", "result", "output")):
         a, b = getattr(o, side), getattr(n, side)
-        if a == b:
+        if same_json(a, b):
             continue
         out += [(SchemaChange(c.kind, (root, *c.path), c.old, c.new, c.keyword, c.sense,
                               c.closed, c.to), direction)

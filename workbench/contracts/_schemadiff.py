@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import STAR
-from ._schemanorm import CLOSED, LOWER, OPEN, UPPER, Shape, shape, value_key
+from ._schemanorm import CLOSED, LOWER, OPEN, UPPER, Shape, same_json, shape, value_key
 
 __all__ = ["SchemaChange", "Segment", "schema_changes", "type_name"]
 
@@ -90,7 +90,7 @@ class _Walk:
     def walk(self, a_raw: Any, b_raw: Any, path: tuple[Segment, ...],
              member: bool = False) -> None:
         key = (id(a_raw), id(b_raw))
-        if key in self.stack:  # a recursive schema came round again
+        if key in self.stack or same_json(a_raw, b_raw, refs=False):  # came round, or equal
             return
         self.stack.add(key)
         try:

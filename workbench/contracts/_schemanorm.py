@@ -19,13 +19,14 @@ as a value.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from ._jsonschema import resolve_ref
 
-__all__ = ["CLOSED", "OPEN", "Shape", "description_text", "shape", "value_key"]
+__all__ = ["CLOSED", "OPEN", "Shape", "description_text", "same_json", "shape", "value_key"]
 
 #: the additionalProperties states that are not a schema
 OPEN = "open"
@@ -35,6 +36,7 @@ LOWER = ("minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties"
 UPPER = ("maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties")
 OTHER_BOUNDS = ("multipleOf", "pattern", "format", "uniqueItems")
 BOUNDS = LOWER + UPPER + OTHER_BOUNDS
+_BOUND_SET = frozenset(BOUNDS)
 _OBJECT_WORDS = ("properties", "required", "additionalProperties", "minProperties",
                  "maxProperties", "unevaluatedProperties")
 _ARRAY_WORDS = ("items", "prefixItems", "minItems", "maxItems", "uniqueItems")
@@ -46,7 +48,7 @@ _ANNOTATIONS = frozenset({
     "title", "examples", "example", "$comment", "$id", "$schema", "$anchor",
     "$dynamicAnchor", "$vocabulary", "readOnly", "writeOnly", "contentMediaType",
     "contentEncoding", "discriminator", "xml", "externalDocs"})
-_SPACE = re.compile(r"\s+")
+_KNOWN = _HANDLED | _ANNOTATIONS
 #: keywords a later allOf member (or the schema around it) may restate differently
 _OVERRIDE = frozenset({"description", "title", "default", "examples", "deprecated", "$defs"})
 
@@ -81,7 +83,7 @@ def description_text(text: Any) -> str | None:
     (a YAML folding or re-indent is not a rewrite); empty is none."""
     if not isinstance(text, str):
         return None
-    return _SPACE.sub(" ", text).strip() or None
+    return " ".join(text.split()) or None
 
 
 def _num(v: Any) -> Any:
@@ -96,10 +98,33 @@ def _num(v: Any) -> Any:
 
 def value_key(v: Any) -> str:
     """A JSON value as a key that equal values share (key order and 1 vs 1.0 aside)."""
+    t = type(v)
+    if t is str:
+        return "s" + v
+    if t is int or t is bool or v is None:
+        return json.dumps(v)
     return json.dumps(_num(v), sort_keys=True, separators=(",", ":"), default=str)
 
 
+def same_json(a: Any, b: Any, refs: bool = True) -> bool:
+    """Whether two JSON values are the same value, ``true`` and ``1`` told apart (Python's
+    ``==`` alone does not); with ``refs=False``, also False when they hold a ``$ref``
+    (two equal sub-schemas of two documents may still point at different things)."""
+    if a is b and refs:
+        return True
+    if a != b:
+        return False
+    try:
+        text = orjson.dumps(a, option=orjson.OPT_SORT_KEYS)
+        return text == orjson.dumps(b, option=orjson.OPT_SORT_KEYS) and (
+            refs or b'"$ref"' not in text)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+
+
 def _resolve(root: Any, raw: Any) -> Any:
+    if not isinstance(raw, dict) or "$ref" not in raw:
+        return raw
     try:
         return resolve_ref(root, raw)
     except (KeyError, ValueError) as exc:
@@ -185,7 +210,9 @@ def _types(s: dict[str, Any]) -> tuple[frozenset[str] | None, bool]:
 
 
 def _bounds(s: dict[str, Any]) -> dict[str, Any]:
-    out = {k: _num(s[k]) for k in BOUNDS if k in s}
+    out = {k: _num(v) for k, v in s.items() if k in _BOUND_SET}
+    if not out:
+        return out
     for word, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
         flag = out.get(word)
         if isinstance(flag, bool):  # draft 4: a flag on minimum / maximum
@@ -237,7 +264,8 @@ def shape(root: Any, raw: Any) -> Shape:
         return Shape(types=frozenset())
     if not isinstance(s, dict):
         return Shape()
-    s = _fold(root, s)
+    if "allOf" in s or "anyOf" in s or "oneOf" in s:
+        s = _fold(root, s)
     types, nullable = _types(s)
     enum, null_in_enum = _enum(s)
     items, prefix = s.get("items"), s.get("prefixItems")
@@ -248,10 +276,12 @@ def shape(root: Any, raw: Any) -> Shape:
         if isinstance(s.get(word), list) and s[word]:
             union = tuple(s[word])
             break
-    other = {k: v for k, v in s.items()
-             if k not in _HANDLED and k not in _ANNOTATIONS and not k.startswith("x-")
-             and not (k == "additionalItems" and isinstance(s.get("items"), list))
-             and not (k == "unevaluatedProperties" and v is False)}
+    other = {k: v for k, v in s.items() if k not in _KNOWN and not k.startswith("x-")}
+    if other:
+        if isinstance(s.get("items"), list):
+            other.pop("additionalItems", None)
+        if other.get("unevaluatedProperties") is False:
+            del other["unevaluatedProperties"]
     if union is not None and isinstance(s.get("anyOf"), list) and isinstance(s.get("oneOf"), list):
         other["oneOf"] = s["oneOf"]
     required = s.get("required")
