@@ -99,7 +99,7 @@ def _num(v: Any) -> Any:
 def value_key(v: Any) -> str:
     """A JSON value as a key that equal values share (key order and 1 vs 1.0 aside)."""
     t = type(v)
-    if t is str:
+    if isinstance(v, str) and t is str:
         return "s" + v
     if t is int or t is bool or v is None:
         return json.dumps(v)
