@@ -132,7 +132,8 @@ class _Walk:
             self.emit("type-changed", path, old=type_name(a), new=type_name(b),
                       keyword="type", sense=sense)
             return sense != "unknown"
-        if nulls and a.nullable != b.nullable and a.types is not None:
+        if nulls and a.nullable != b.nullable and (
+                a.types is not None or a.enum is not None or b.enum is not None):
             self.emit("type-changed", path, old=type_name(a), new=type_name(b),
                       keyword="nullable", sense="widen" if b.nullable else "narrow")
         return True

@@ -127,6 +127,13 @@ def test_types_widen_narrow_or_neither():
     assert kinds({"type": "string"}, {"type": "boolean"}) == [("type-changed", (), "unknown")]
 
 
+def test_null_let_into_an_enum_is_found():
+    assert kinds({"enum": ["a", "b"]}, {"enum": ["a", "b", None]}) == [("type-changed", (), "widen")]
+    assert kinds({"type": "object"}, {"type": "object", "nullable": True}) == [
+        ("type-changed", (), "widen")]
+    assert kinds({}, {"nullable": True}) == []  # any value was already allowed
+
+
 def test_union_members_are_compared_one_by_one():
     old = {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"id": {"type": "string"}}}]}
     new = {"anyOf": [{"type": "object", "properties": {"id": {"type": "integer"}}},
