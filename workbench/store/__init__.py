@@ -1,8 +1,8 @@
 """Storage: Parquet batches and DuckDB views. The only layer that touches the store."""
 
-from ._files import atomic_write, fsync_dir
+from ._files import AtomicDir, atomic_open, atomic_write, fsync_dir
 from ._rows import to_rows
 from ._store import DEFAULT_STORE, Batch, Commit, Store, resolve_store_path
 
-__all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "atomic_write", "fsync_dir",
-           "resolve_store_path", "to_rows"]
+__all__ = ["DEFAULT_STORE", "AtomicDir", "Batch", "Commit", "Store", "atomic_open",
+           "atomic_write", "fsync_dir", "resolve_store_path", "to_rows"]
