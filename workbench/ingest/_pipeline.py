@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..formats import Adapter, RawEvent, SourceFile, TraceInfo, open_source, split_lines
 from ..model import (
@@ -31,7 +30,7 @@ from ..model import (
     dumps,
 )
 from ..redact import DETECTORS, Redactor
-from ..store import Store
+from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
 from ._stage import Stager, warm_up
@@ -141,7 +140,7 @@ class _Part:
     src: int
     source: SourceFile
     adapter: str
-    work: Path
+    work: Scratch
     partitions: int
     key: bytes | None = None  # the store's redaction key; None: --no-redact
 
@@ -157,7 +156,7 @@ class _Staged:
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
     adapter = adapter_for(part.adapter)
-    stager = Stager(part.work / f"part-{part.index:04d}", partitions=part.partitions,
+    stager = Stager(part.work.sub(f"part-{part.index:04d}"), partitions=part.partitions,
                     ord_base=part.index << _ORD_BITS,
                     file_order=bool(getattr(adapter, "file_order", False)),
                     redactor=None if part.key is None else Redactor(part.key))
@@ -184,7 +183,7 @@ def _size(files: list[tuple[Path, bool]]) -> int:
     return total
 
 
-def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
+def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int,
           key: bytes | None) -> list[_Part]:
     parts: list[_Part] = []
     for i, (src, adapter) in enumerate(sources):
@@ -293,7 +292,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     workers = pool.n
     key = store.redaction_key() if redact else None
     with store.stage() as batch:
-        work = batch.dir / "_work"
+        work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key), pool,
                             lambda n, file: report(n, "read", file))
         rows, infos, hits = _gather(staged, len(sources), key)
@@ -303,11 +302,11 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                                         file=src.display)
         partitions = [[f for part in staged for f in part.files.get(p, [])]
                       for p in range(workers)]
-        stats = finalize(partitions, batch.dir / "events", batch.id, work / "final",
+        stats = finalize(partitions, batch, work.sub("final"),
                          store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
-        _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
-                      sources, None if key is None else hits)
+        batch.write("traces", _traces(batch.id, stats, infos, sources,
+                                      None if key is None else hits))
         batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
                                "size": s.size} for s, a in sources],
                      trace_ids=list(stats))
@@ -358,9 +357,10 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> str:
                   "hits": dict(sorted(counts.items()))})
 
 
-def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
-                  infos: dict[str, TraceInfo], sources: list[tuple[SourceFile, Adapter]],
-                  hits: dict[str, Counter[str]] | None) -> None:
+def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
+            sources: list[tuple[SourceFile, Adapter]],
+            hits: dict[str, Counter[str]] | None) -> pa.Table:
+    """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
     rows = []
     for tid, st in stats.items():
@@ -375,6 +375,6 @@ def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
             "derived_from": None,
             "attrs": dumps({**info.attrs, "counts": st.counts, "orphans": st.orphans}),
         })
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRACES), path, compression="zstd")
+    return pa.Table.from_pylist(rows, schema=TRACES)
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..formats import write_jsonl
 from ..model import TRACES, TraceExistsError, dumps
@@ -31,10 +30,9 @@ def save_result(store: Store, result: MinimizeResult) -> bool:
     if store.exists and tid in store.trace_ids():
         return _same_or_refuse(store, result)
     with store.stage() as batch:
-        pq.write_table(result.trace.to_arrow(), batch.path("events", f"{batch.id}-0.parquet"),
-                       compression="zstd")
-        pq.write_table(pa.Table.from_pylist([_trace_row(result, batch.id)], schema=TRACES),
-                       batch.path("traces", f"{batch.id}.parquet"), compression="zstd")
+        batch.write("events", result.trace.to_arrow())
+        batch.write("traces", pa.Table.from_pylist([_trace_row(result, batch.id)],
+                                                   schema=TRACES))
         try:
             batch.commit(trace_ids=[tid])
         except TraceExistsError:  # another process stored it meanwhile
