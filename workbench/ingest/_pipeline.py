@@ -27,7 +27,7 @@ from ..model import (
     InvalidTraceError,
     StoreError,
     WorkbenchError,
-    dumps,
+    trace_row,
 )
 from ..redact import DETECTORS, Redactor
 from ..store import Scratch, Store
@@ -348,13 +348,12 @@ def _redact_infos(infos: dict[str, TraceInfo], redactor: Redactor,
         info.attrs = redactor.value(info.attrs)
 
 
-def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> str:
+def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str, Any]:
     """The ``traces.redaction`` column of one trace."""
     if hits is None:
-        return dumps({"ingest": "off"})
+        return {"ingest": "off"}
     counts = hits.get(trace_id, Counter())
-    return dumps({"ingest": "on", "detectors": len(DETECTORS),
-                  "hits": dict(sorted(counts.items()))})
+    return {"ingest": "on", "detectors": len(DETECTORS), "hits": dict(sorted(counts.items()))}
 
 
 def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
@@ -366,15 +365,10 @@ def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceI
     for tid, st in stats.items():
         src, adapter = sources[st.src]
         info = infos.get(tid) or TraceInfo(tid)
-        rows.append({
-            "trace_id": tid, "source_format": adapter.name, "source_path": src.display,
-            "source_sha256": src.sha256, "ingested_at": now, "batch": batch_id,
-            "events": st.events, "start_ns": st.start_ns, "end_ns": st.end_ns,
-            "root_task": info.root_task, "tools": dumps(info.tools),
-            "versions": dumps(info.versions), "redaction": _redaction(hits, tid),
-            "derived_from": None,
-            "attrs": dumps({**info.attrs, "counts": st.counts, "orphans": st.orphans}),
-        })
+        rows.append(trace_row(
+            trace_id=tid, source_format=adapter.name, source_path=src.display,
+            source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
+            start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
+            tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),
+            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans}))
     return pa.Table.from_pylist(rows, schema=TRACES)
-
-

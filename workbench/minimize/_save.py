@@ -9,7 +9,6 @@ oracle, say) is refused with ``TRACE_EXISTS`` rather than silently replaced.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from ..formats import write_jsonl
-from ..model import TRACES, TraceExistsError, dumps
+from ..model import TRACES, TraceExistsError, trace_row
 from ..store import Store
 from ._minimize import MinimizeResult
 
@@ -61,25 +60,16 @@ def _trace_row(result: MinimizeResult, batch_id: str) -> dict[str, Any]:
     figures = {k: v for k, v in result.to_dict().items()
                if k in ("rule", "signature", "original_events", "kept_events",
                         "oracle_calls", "one_minimal", "candidates")}
-    return {
-        "trace_id": result.trace_id, "source_format": "minimized",
-        "source_path": meta.get("source_path") or "",
-        "source_sha256": meta.get("source_sha256") or "",
-        "ingested_at": dt.datetime.now(dt.UTC), "batch": batch_id, "events": len(events),
-        "start_ns": min(starts) if starts else None, "end_ns": max(ends) if ends else None,
-        "root_task": meta.get("root_task"), "tools": _json_text(meta.get("tools"), []),
-        "versions": _json_text(meta.get("versions"), {}),
-        "redaction": _json_text(meta.get("redaction"), {}),
-        "derived_from": result.source.trace_id,
-        "attrs": dumps({"minimized": {**figures, "source_trace_id": result.source.trace_id,
-                                      "source_seqs": result.source_seqs}}),
-    }
-
-
-def _json_text(value: Any, default: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return dumps(default if value is None else value)
+    return trace_row(
+        trace_id=result.trace_id, source_format="minimized",
+        source_path=meta.get("source_path") or "",
+        source_sha256=meta.get("source_sha256") or "", batch=batch_id, events=len(events),
+        start_ns=min(starts) if starts else None, end_ns=max(ends) if ends else None,
+        root_task=meta.get("root_task"), tools=meta.get("tools"),
+        versions=meta.get("versions"), redaction=meta.get("redaction"),
+        derived_from=result.source.trace_id,
+        attrs={"minimized": {**figures, "source_trace_id": result.source.trace_id,
+                             "source_seqs": result.source_seqs}})
 
 
 def write_result(result: MinimizeResult, path: str | os.PathLike[str]) -> int:

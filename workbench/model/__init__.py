@@ -33,6 +33,7 @@ from ._refs import (
     linkable,
     result_keys,
 )
+from ._rows import trace_row
 from ._schema import (
     EVENT_COLUMNS,
     EVENT_KINDS,
@@ -91,4 +92,5 @@ __all__ = [
     "loads",
     "parse_path",
     "result_keys",
+    "trace_row",
 ]
