@@ -1,18 +1,39 @@
-"""Store rows and Python values: a ``traces`` row from its parts. Every writer of those
-rows goes through here.
+"""Store rows and Python values: an ``events`` row as an event dict, a ``traces`` row
+from its parts. Every reader and writer of those rows goes through here.
 
-A store row holds the JSON columns as text (``traces``: ``tools``, ``versions``,
-``redaction``, ``attrs``).
+A store row holds the JSON columns as text (``args``, ``result``, ``error``, ``attrs``;
+``traces``: ``tools``, ``versions``, ``redaction``, ``attrs``); an event dict holds them
+as JSON values.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
-from ._json import dumps
+from ._json import dumps, loads
 
-__all__ = ["trace_row"]
+__all__ = ["event_dict", "trace_row"]
+
+
+def event_dict(row: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``events`` row (JSON columns as text) as an event dict: the event columns in
+    schema order, ``args``/``result``/``error`` parsed (null stays ``None``), ``attrs``
+    parsed (null or empty: ``{}``), ``refs`` as plain dicts."""
+    args, result, error, attrs = row.get("args"), row.get("result"), row.get("error"), \
+        row.get("attrs")
+    return {
+        "trace_id": row["trace_id"], "event_id": row["event_id"],
+        "parent_id": row.get("parent_id"), "seq": row["seq"], "kind": row["kind"],
+        "name": row["name"], "start_ns": row.get("start_ns"), "end_ns": row.get("end_ns"),
+        "status": row["status"],
+        "args": None if args is None else loads(args),
+        "result": None if result is None else loads(result),
+        "error": None if error is None else loads(error),
+        "attrs": loads(attrs) if attrs else {},
+        "refs": [dict(r) for r in row.get("refs") or ()],
+    }
 
 
 def _json_text(value: Any, empty: Any) -> str:
