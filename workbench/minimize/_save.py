@@ -17,7 +17,7 @@ import pyarrow as pa
 
 from ..formats import write_jsonl
 from ..model import TRACES, TraceExistsError, trace_row
-from ..store import Store
+from ..store import Store, atomic_open
 from ._minimize import MinimizeResult
 
 __all__ = ["save_result", "write_result"]
@@ -74,12 +74,5 @@ def _trace_row(result: MinimizeResult, batch_id: str) -> dict[str, Any]:
 
 def write_result(result: MinimizeResult, path: str | os.PathLike[str]) -> int:
     """Write the minimized trace as workbench JSONL (temp file, then rename)."""
-    out = Path(path)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            n = write_jsonl((e.to_row() for e in result.trace.events), f)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return n
+    with atomic_open(Path(path), mkdir=False) as f:
+        return write_jsonl((e.to_row() for e in result.trace.events), f)
