@@ -20,7 +20,15 @@ from typing import Any
 
 import pyarrow as pa
 
-from ..formats import Adapter, RawEvent, SourceFile, TraceInfo, open_source, split_lines
+from ..formats import (
+    ODD_VALUE_ERRORS,
+    Adapter,
+    RawEvent,
+    SourceFile,
+    TraceInfo,
+    open_source,
+    split_lines,
+)
 from ..model import (
     TRACES,
     InputError,
@@ -125,7 +133,7 @@ def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
             exc.message = f"{source.display}: {exc.message}"
             exc.args = (exc.message,)
         raise
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+    except ODD_VALUE_ERRORS as exc:  # an adapter's own guard (``malformed``) missed it
         raise InvalidTraceError(
             f"{source.display}: not a readable {adapter.name} file ({type(exc).__name__}: "
             f"{str(exc)[:200]})", file=source.display) from None
