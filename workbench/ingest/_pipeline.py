@@ -199,7 +199,8 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int
         pieces = [src]
         if workers > 1 and splittable is not None and splittable(src):
             pieces = split_lines(src, workers * 4)
-        parts.extend(_Part(len(parts) + k, i, piece, adapter.name, work, workers, key)
+        first = len(parts)  # not in the generator: the list grows while it runs
+        parts.extend(_Part(first + k, i, piece, adapter.name, work, workers, key)
                      for k, piece in enumerate(pieces))
     return parts
 
