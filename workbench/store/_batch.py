@@ -13,8 +13,9 @@ the store (docs/store.md)::
 Worker processes get a ``TableSink`` (``batch.sink("events", part=i)``: picklable,
 files ``B-i-0.parquet`` ...) and work files go to a ``Scratch`` folder
 (``batch.scratch()``): both live in the batch's staging folder, which the store
-removes with the batch, committed or not. Nothing outside ``workbench/store`` names a
-path under the store's root.
+removes with the batch, committed or not. Code outside ``workbench/store`` makes no
+path under the store's root; the one it is given is the scratch folder's, for DuckDB
+to read staged files from and spill sorts to.
 """
 
 from __future__ import annotations
@@ -59,11 +60,11 @@ _COMPRESSION = "zstd"
 @dataclass(frozen=True)
 class TableSink:
     """Where the files of one table of a staged batch go. Picklable, so that a worker
-    process writes its own part (``stem`` is ``B`` or ``B-PART``)."""
+    process writes its own part (file names start ``B`` or ``B-PART``)."""
 
     table: str
-    folder: Path
-    stem: str
+    _folder: Path
+    _stem: str
 
     def writer(self, schema: pa.Schema) -> TableWriter:
         """A streaming writer of tables of ``schema`` (use it as a context manager)."""
@@ -75,14 +76,14 @@ class TableSink:
             w.write(data)
 
     def _next_path(self) -> Path:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self._folder.mkdir(parents=True, exist_ok=True)
         if not _FORMATS.get(self.table, _Format()).numbered:
-            path = self.folder / f"{self.stem}.parquet"
+            path = self._folder / f"{self._stem}.parquet"
             if path.exists():
                 raise ValueError(f"the batch already has its {self.table} file")
             return path
         n = 0
-        while (path := self.folder / f"{self.stem}-{n}.parquet").exists():
+        while (path := self._folder / f"{self._stem}-{n}.parquet").exists():
             n += 1
         return path
 
