@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 from ..model import dumps
 from ..rules import ENGINES, check, junit, load_rules, sarif
-from ..store import Store, resolve_store_path, to_rows
+from ..store import Store, atomic_write, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._render import render_table
 
@@ -49,22 +48,15 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_findings)
 
 
-def _write(path: str, data: bytes) -> None:
-    out = Path(path)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, out)
-
-
 def run_check(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
     store = Store(resolve_store_path(args.store))
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
                    record=not args.no_record)
     if args.sarif:
-        _write(args.sarif, dumps(sarif(result)).encode())
+        atomic_write(Path(args.sarif), dumps(sarif(result)).encode(), mkdir=False)
     if args.junit:
-        _write(args.junit, junit(result))
+        atomic_write(Path(args.junit), junit(result), mkdir=False)
 
     def text() -> str:
         lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from ..diff import (
 from ..ingest import read_trace
 from ..model import InputError, NotFoundError, Trace, UsageError
 from ..rules import load_rules
-from ..store import Store, resolve_store_path
+from ..store import Store, atomic_write, resolve_store_path
 from ._main import common, emit, summary
 
 RAW = argparse.RawDescriptionHelpFormatter
@@ -102,15 +101,11 @@ def _write(path: str, text: str) -> None:
     out = Path(path)
     if out.is_dir():
         raise UsageError(f"--html {out} is a folder", hint="give a file name, e.g. diff.html")
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out)
+        atomic_write(out, text.encode("utf-8"), mkdir=False)
     except FileNotFoundError:
         raise UsageError(f"--html {out}: its folder does not exist",
                          hint="create the folder first") from None
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def run_diff(args: argparse.Namespace) -> int:

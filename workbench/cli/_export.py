@@ -4,7 +4,6 @@ the workbench."""
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import IO, Any
@@ -19,7 +18,7 @@ from ..fixtures import (
     resolve_fixture,
 )
 from ..model import UsageError
-from ..store import Store, resolve_store_path
+from ..store import Store, atomic_open, resolve_store_path
 from ._main import common, emit, summary
 
 EXAMPLE = """examples:
@@ -79,13 +78,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     out = Path(args.out)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            n = write(f)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_open(out, mkdir=False) as f:
+        n = write(f)
     doc = {kind: what, "events": n, "out": str(out), "format": args.format}
     emit(args, doc, lambda: f"wrote {n} events of {what} to {out} ({args.format})")
     return 0

@@ -95,8 +95,7 @@ def run_show(args: argparse.Namespace) -> int:
     doc = {
         "trace": {k: _plain(loads(v) if k in ("tools", "versions", "redaction", "attrs")
                             and isinstance(v, str) else v) for k, v in trace.meta.items()},
-        "events": [{**e.to_row(), "args": e.args, "result": e.result, "error": e.error,
-                    "attrs": e.attrs} for e in events],
+        "events": [e.to_dict() for e in events],
     }
     emit(args, doc, lambda: render_timeline(trace, events))
     return 0

@@ -20,6 +20,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..model import InputError, NotFoundError, UsageError
+from ..store import atomic_write
 from ._builds import BuildRun, parse_command, run_build
 from ._canon import canonicalize
 from ._canonfile import Canon
@@ -184,16 +185,6 @@ def pretty(value: Any, indent: int = 0) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def _write(out: Path, r: FixtureResult, canon: Canon) -> list[str]:
     """Leave this run's evidence for one fixture (and none from an earlier run)."""
     base = out / r.fixture
@@ -205,11 +196,11 @@ def _write(out: Path, r: FixtureResult, canon: Canon) -> list[str]:
     for side, run in (("old", r.old), ("new", r.new)):
         if run.ok:
             target = base.with_name(f"{base.name}.{side}")
-            _atomic(target, (pretty(canonicalize(run.doc, canon)) + "\n").encode("utf-8"))
+            atomic_write(target, (pretty(canonicalize(run.doc, canon)) + "\n").encode("utf-8"))
             written.append(str(target))
         else:
             for stream, data in (("stdout", run.stdout), ("stderr", run.stderr)):
                 target = base.with_name(f"{base.name}.{side}.{stream}")
-                _atomic(target, data)
+                atomic_write(target, data)
                 written.append(str(target))
     return written

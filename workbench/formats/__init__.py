@@ -5,11 +5,12 @@ Each family's ``__init__`` exports its adapters (what ``--format`` names): ``ote
 OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
 OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
 ``jsonl`` (our own format, reader and writer side by side). An adapter reads a
-``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``); the ingest
-pipeline does the rest. Formats depend on ``workbench.model`` only.
+``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
+the one guard against odd values, ``malformed``); the ingest pipeline does the rest.
+Formats depend on ``workbench.model`` only.
 """
 
-from ._adapter import Adapter, RawEvent, SourceFile, TraceInfo, open_source
+from ._adapter import ODD_VALUE_ERRORS, Adapter, RawEvent, SourceFile, TraceInfo, open_source
 from ._decode import loads_exact, split_lines
 from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
 from .chat import ANTHROPIC, OPENAI
@@ -27,6 +28,7 @@ __all__ = [
     "JSONL_HEADER",
     "LANGFUSE",
     "MCP",
+    "ODD_VALUE_ERRORS",
     "OPENAI",
     "OPENHANDS",
     "OTEL_JSON",

@@ -4,6 +4,11 @@ An adapter maps one source format onto the event model. It reads a ``SourceFile`
 yields ``RawEvent`` (one per event, in the order the file has them) and, optionally,
 ``TraceInfo`` (trace-level metadata). The pipeline does the rest: ``seq`` from
 recording order, data-flow refs, orphan flags, size limits, staging and the commit.
+
+Odd values in a file (a number where an object belongs, a missing key) make Python
+raise ``KeyError``, ``TypeError`` and the like deep inside an adapter; ``malformed``
+is the one guard that turns them into ``INVALID_TRACE`` naming the part of the file
+(``entry 3 is malformed: …``). The pipeline keeps a last guard around every adapter.
 """
 
 from __future__ import annotations
@@ -13,11 +18,16 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Protocol
 
-from ..model import InputError, NotFoundError
+from ..model import InputError, InvalidTraceError, NotFoundError
 
-__all__ = ["Adapter", "RawEvent", "SourceFile", "TraceInfo", "open_source"]
+__all__ = ["ODD_VALUE_ERRORS", "Adapter", "RawEvent", "SourceFile", "TraceInfo", "invalid",
+           "malformed", "open_source"]
+
+#: what Python raises when a reader meets a value of an unexpected type or shape
+ODD_VALUE_ERRORS = (KeyError, TypeError, AttributeError, IndexError, ValueError)
 
 _HEAD = 1 << 16  # bytes of a file's head that detection sees
 
@@ -102,6 +112,38 @@ class Adapter(Protocol):
         cannot read; never let a ``KeyError`` or ``TypeError`` escape on odd input.
         """
         ...
+
+
+class _Guard:
+    """``malformed``'s context manager: a class, as it runs once per span or entry (a
+    generator-based one costs twice as much)."""
+
+    __slots__ = ("details", "source", "what")
+
+    def __init__(self, source: SourceFile, what: str, details: dict[str, Any]) -> None:
+        self.source, self.what, self.details = source, what, details
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if exc is None or isinstance(exc, InputError) or not isinstance(exc, ODD_VALUE_ERRORS):
+            return
+        raise invalid(self.source, f"{self.what} is malformed: {exc}", **self.details) from None
+
+
+def invalid(source: SourceFile, what: str, **details: Any) -> InvalidTraceError:
+    """``INVALID_TRACE``: "FILE: WHAT", naming the file in its details too."""
+    return InvalidTraceError(f"{source.display}: {what}", file=source.display, **details)
+
+
+def malformed(source: SourceFile, what: str, **details: Any) -> _Guard:
+    """The guard around reading ``what`` (``"entry 3"``, ``"the event stream"``) of
+    ``source``: an ``ODD_VALUE_ERRORS`` error raised in the block becomes
+    ``InvalidTraceError("FILE: WHAT is malformed: ERROR")`` with ``details`` (a hint,
+    the index); an ``InputError`` raised on purpose passes as it is."""
+    return _Guard(source, what, details)
 
 
 def open_source(path: str | os.PathLike[str]) -> SourceFile:

@@ -17,7 +17,6 @@ import duckdb
 import orjson
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ..formats import loads_exact
 from ..model import (
@@ -31,14 +30,12 @@ from ..model import (
     link_columns,
     loads,
 )
+from ..store import Batch, Scratch, TableSink
 from ._workers import Workers, run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
 _ROWS_PER_BATCH = 8192
-#: the columns whose values repeat: a dictionary pays for them; the JSON texts, one of
-#: a kind, would only be hashed in vain
-_REPEATING = ["trace_id", "parent_id", "kind", "name", "status"]
 _MEMORY = "768MB"  # DuckDB spills sorts beyond this to the batch's work folder
 _ORDER = Path(__file__).with_name("order.sql").read_text()
 
@@ -79,7 +76,7 @@ def _check(con: duckdb.DuckDBPyConnection) -> None:
                                 f">= 0 ({why})", trace_id=t)
 
 
-def check(staged: list[Path], work: Path, known_traces: set[str] | None) -> None:
+def check(staged: list[Path], work: Scratch, known_traces: set[str] | None) -> None:
     """Refuse the batch before anything is written: duplicate ids, partial seq, known ids."""
     con = _connect(work, threads=None)
     try:
@@ -95,9 +92,8 @@ def check(staged: list[Path], work: Path, known_traces: set[str] | None) -> None
         con.close()
 
 
-def _connect(work: Path, threads: int | None) -> duckdb.DuckDBPyConnection:
-    work.mkdir(parents=True, exist_ok=True)
-    config: dict[str, Any] = {"temp_directory": str(work), "memory_limit": _MEMORY,
+def _connect(work: Scratch, threads: int | None) -> duckdb.DuckDBPyConnection:
+    config: dict[str, Any] = {"temp_directory": str(work.path), "memory_limit": _MEMORY,
                               "preserve_insertion_order": False}
     if threads:
         config["threads"] = threads
@@ -106,26 +102,25 @@ def _connect(work: Path, threads: int | None) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def finalize_partition(staged: list[Path], events_dir: Path, prefix: str, work: Path,
+def finalize_partition(staged: list[Path], events: TableSink, work: Scratch,
                        threads: int | None = None,
                        progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
-    """Sort, number, link and write one partition's rows (whole traces only)."""
+    """Sort, number, link and write one partition's rows (whole traces only) to the
+    batch's ``events`` files."""
     if not staged:
         return {}
     con = _connect(work, threads)
     try:
         con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
         reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
-        events_dir.mkdir(parents=True, exist_ok=True)
-        return _write(_complete_traces(reader), lambda n: events_dir / f"{prefix}-{n}.parquet",
-                      progress)
+        return _write(_complete_traces(reader), events, progress)
     finally:
         con.close()
 
 
-def _partition_job(args: tuple[list[Path], Path, str, Path]) -> dict[str, TraceStats]:
-    staged, events_dir, prefix, work = args
-    return finalize_partition(staged, events_dir, prefix, work, threads=1)
+def _partition_job(args: tuple[list[Path], TableSink, Scratch]) -> dict[str, TraceStats]:
+    staged, events, work = args
+    return finalize_partition(staged, events, work, threads=1)
 
 
 def _offset(progress: Callable[[int], None] | None,
@@ -135,23 +130,24 @@ def _offset(progress: Callable[[int], None] | None,
     return lambda n: progress(base + n)
 
 
-def finalize(partitions: list[list[Path]], events_dir: Path, batch_id: str, work: Path,
+def finalize(partitions: list[list[Path]], batch: Batch, work: Scratch,
              known_traces: set[str] | None = None, workers: int | Workers = 1,
              progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
-    """Check the staged rows, then finalize each partition; per-trace figures back.
+    """Check the staged rows, then finalize each partition into ``batch``'s events
+    files (one part each); per-trace figures back.
 
     Raises before writing anything when the staged rows break a rule (duplicate ids,
     partial seq, known trace ids). With ``workers > 1`` (or a pool of several)
     partitions run in processes.
     """
-    check([f for files in partitions for f in files], work / "check", known_traces)
-    jobs = [(files, events_dir, f"{batch_id}-{i}", work / f"sort-{i}")
+    check([f for files in partitions for f in files], work.sub("check"), known_traces)
+    jobs = [(files, batch.sink("events", part=i), work.sub(f"sort-{i}"))
             for i, files in enumerate(partitions) if files]
     stats: dict[str, TraceStats] = {}
     if (workers.n if isinstance(workers, Workers) else workers) <= 1 or len(jobs) <= 1:
         done = 0
-        for files, d, prefix, w in jobs:
-            part = finalize_partition(files, d, prefix, w, progress=_offset(progress, done))
+        for files, events, w in jobs:
+            part = finalize_partition(files, events, w, progress=_offset(progress, done))
             done += sum(st.events for st in part.values())
             stats.update(part)
         return stats
@@ -340,28 +336,12 @@ def _finish(table: pa.Table, stats: dict[str, TraceStats]) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=EVENTS)
 
 
-def _write(tables: Iterator[pa.Table], out: Callable[[int], Path],
+def _write(tables: Iterator[pa.Table], events: TableSink,
            progress: Callable[[int], None] | None) -> dict[str, TraceStats]:
     stats: dict[str, TraceStats] = {}
-    writer: pq.ParquetWriter | None = None
-    files = rows_in_file = done = 0
-    try:
+    with events.writer(EVENTS) as writer:
         for table in tables:
-            final = _finish(table, stats)
-            if writer is None:
-                writer = pq.ParquetWriter(out(files), EVENTS, compression="zstd",
-                                          use_dictionary=_REPEATING)
-                files += 1
-            writer.write_table(final, row_group_size=131072)
-            rows_in_file += final.num_rows
-            done += final.num_rows
-            if rows_in_file >= 4_000_000:
-                writer.close()
-                writer = None
-                rows_in_file = 0
+            writer.write(_finish(table, stats))
             if progress is not None:
-                progress(done)
-    finally:
-        if writer is not None:
-            writer.close()
+                progress(writer.rows)
     return stats

@@ -19,19 +19,26 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from ..formats import Adapter, RawEvent, SourceFile, TraceInfo, open_source, split_lines
+from ..formats import (
+    ODD_VALUE_ERRORS,
+    Adapter,
+    RawEvent,
+    SourceFile,
+    TraceInfo,
+    open_source,
+    split_lines,
+)
 from ..model import (
     TRACES,
     InputError,
     InvalidTraceError,
     StoreError,
     WorkbenchError,
-    dumps,
+    trace_row,
 )
 from ..redact import DETECTORS, Redactor
-from ..store import Store
+from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
 from ._stage import Stager, warm_up
@@ -126,7 +133,7 @@ def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
             exc.message = f"{source.display}: {exc.message}"
             exc.args = (exc.message,)
         raise
-    except (KeyError, TypeError, AttributeError, IndexError, ValueError) as exc:
+    except ODD_VALUE_ERRORS as exc:  # an adapter's own guard (``malformed``) missed it
         raise InvalidTraceError(
             f"{source.display}: not a readable {adapter.name} file ({type(exc).__name__}: "
             f"{str(exc)[:200]})", file=source.display) from None
@@ -141,7 +148,7 @@ class _Part:
     src: int
     source: SourceFile
     adapter: str
-    work: Path
+    work: Scratch
     partitions: int
     key: bytes | None = None  # the store's redaction key; None: --no-redact
 
@@ -157,7 +164,7 @@ class _Staged:
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
     adapter = adapter_for(part.adapter)
-    stager = Stager(part.work / f"part-{part.index:04d}", partitions=part.partitions,
+    stager = Stager(part.work.sub(f"part-{part.index:04d}"), partitions=part.partitions,
                     ord_base=part.index << _ORD_BITS,
                     file_order=bool(getattr(adapter, "file_order", False)),
                     redactor=None if part.key is None else Redactor(part.key))
@@ -184,7 +191,7 @@ def _size(files: list[tuple[Path, bool]]) -> int:
     return total
 
 
-def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
+def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int,
           key: bytes | None) -> list[_Part]:
     parts: list[_Part] = []
     for i, (src, adapter) in enumerate(sources):
@@ -192,7 +199,8 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Path, workers: int,
         pieces = [src]
         if workers > 1 and splittable is not None and splittable(src):
             pieces = split_lines(src, workers * 4)
-        parts.extend(_Part(len(parts) + k, i, piece, adapter.name, work, workers, key)
+        first = len(parts)  # not in the generator: the list grows while it runs
+        parts.extend(_Part(first + k, i, piece, adapter.name, work, workers, key)
                      for k, piece in enumerate(pieces))
     return parts
 
@@ -293,7 +301,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     workers = pool.n
     key = store.redaction_key() if redact else None
     with store.stage() as batch:
-        work = batch.dir / "_work"
+        work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key), pool,
                             lambda n, file: report(n, "read", file))
         rows, infos, hits = _gather(staged, len(sources), key)
@@ -303,11 +311,11 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                                         file=src.display)
         partitions = [[f for part in staged for f in part.files.get(p, [])]
                       for p in range(workers)]
-        stats = finalize(partitions, batch.dir / "events", batch.id, work / "final",
+        stats = finalize(partitions, batch, work.sub("final"),
                          store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
-        _write_traces(batch.path("traces", f"{batch.id}.parquet"), batch.id, stats, infos,
-                      sources, None if key is None else hits)
+        batch.write("traces", _traces(batch.id, stats, infos, sources,
+                                      None if key is None else hits))
         batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
                                "size": s.size} for s, a in sources],
                      trace_ids=list(stats))
@@ -349,32 +357,27 @@ def _redact_infos(infos: dict[str, TraceInfo], redactor: Redactor,
         info.attrs = redactor.value(info.attrs)
 
 
-def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> str:
+def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str, Any]:
     """The ``traces.redaction`` column of one trace."""
     if hits is None:
-        return dumps({"ingest": "off"})
+        return {"ingest": "off"}
     counts = hits.get(trace_id, Counter())
-    return dumps({"ingest": "on", "detectors": len(DETECTORS),
-                  "hits": dict(sorted(counts.items()))})
+    return {"ingest": "on", "detectors": len(DETECTORS), "hits": dict(sorted(counts.items()))}
 
 
-def _write_traces(path: Path, batch_id: str, stats: dict[str, TraceStats],
-                  infos: dict[str, TraceInfo], sources: list[tuple[SourceFile, Adapter]],
-                  hits: dict[str, Counter[str]] | None) -> None:
+def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
+            sources: list[tuple[SourceFile, Adapter]],
+            hits: dict[str, Counter[str]] | None) -> pa.Table:
+    """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
     rows = []
     for tid, st in stats.items():
         src, adapter = sources[st.src]
         info = infos.get(tid) or TraceInfo(tid)
-        rows.append({
-            "trace_id": tid, "source_format": adapter.name, "source_path": src.display,
-            "source_sha256": src.sha256, "ingested_at": now, "batch": batch_id,
-            "events": st.events, "start_ns": st.start_ns, "end_ns": st.end_ns,
-            "root_task": info.root_task, "tools": dumps(info.tools),
-            "versions": dumps(info.versions), "redaction": _redaction(hits, tid),
-            "derived_from": None,
-            "attrs": dumps({**info.attrs, "counts": st.counts, "orphans": st.orphans}),
-        })
-    pq.write_table(pa.Table.from_pylist(rows, schema=TRACES), path, compression="zstd")
-
-
+        rows.append(trace_row(
+            trace_id=tid, source_format=adapter.name, source_path=src.display,
+            source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
+            start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
+            tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),
+            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans}))
+    return pa.Table.from_pylist(rows, schema=TRACES)

@@ -27,7 +27,6 @@ from typing import Any
 
 import orjson
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..formats import RawEvent
 from ..model import (
@@ -41,6 +40,7 @@ from ..model import (
     result_keys,
 )
 from ..redact import Redactor
+from ..store import Scratch
 
 __all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of", "warm_up"]
 
@@ -123,7 +123,8 @@ def partition_of(trace_id: str, partitions: int) -> int:
 
 
 class Stager:
-    """Collects events column by column and spills them as Parquet files.
+    """Collects events column by column and spills them as Parquet files into a work
+    folder of the batch (``scratch``).
 
     Rows are split into ``partitions`` by trace id, so that each partition can be
     finalized on its own; ``ord_base`` offsets the file-order column of this stager
@@ -131,10 +132,10 @@ class Stager:
     events in recording order: their file order then ranks before start times.
     """
 
-    def __init__(self, directory: Path, *, partitions: int = 1, ord_base: int = 0,
+    def __init__(self, scratch: Scratch, *, partitions: int = 1, ord_base: int = 0,
                  rows_per_file: int = 65536, bytes_per_file: int = 32 << 20,
                  file_order: bool = False, redactor: Redactor | None = None) -> None:
-        self.directory = directory
+        self.scratch = scratch
         self.redactor = redactor
         #: replacements made, by trace id and detector id
         self.hits: dict[str, Counter[str]] = {}
@@ -241,9 +242,8 @@ class Stager:
         table = pa.Table.from_arrays([pa.array(col, f.type) for col, f in
                                       zip(zip(*rows, strict=True), STAGED, strict=True)],
                                      schema=STAGED)
-        path = self.directory / f"p{part:03d}-{len(self.files[part]):05d}.parquet"
-        self.directory.mkdir(parents=True, exist_ok=True)
-        pq.write_table(table, path, compression="lz4", use_dictionary=_REPEATING)
+        path = self.scratch.write(f"p{part:03d}-{len(self.files[part]):05d}.parquet", table,
+                                  compression="lz4", use_dictionary=_REPEATING)
         self.files[part].append(path)
         self._parts[part] = []
         self._bytes[part] = 0

@@ -9,17 +9,15 @@ oracle, say) is refused with ``TRACE_EXISTS`` rather than silently replaced.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from ..formats import write_jsonl
-from ..model import TRACES, TraceExistsError, dumps
-from ..store import Store
+from ..model import TRACES, TraceExistsError, trace_row
+from ..store import Store, atomic_open
 from ._minimize import MinimizeResult
 
 __all__ = ["save_result", "write_result"]
@@ -31,10 +29,9 @@ def save_result(store: Store, result: MinimizeResult) -> bool:
     if store.exists and tid in store.trace_ids():
         return _same_or_refuse(store, result)
     with store.stage() as batch:
-        pq.write_table(result.trace.to_arrow(), batch.path("events", f"{batch.id}-0.parquet"),
-                       compression="zstd")
-        pq.write_table(pa.Table.from_pylist([_trace_row(result, batch.id)], schema=TRACES),
-                       batch.path("traces", f"{batch.id}.parquet"), compression="zstd")
+        batch.write("events", result.trace.to_arrow())
+        batch.write("traces", pa.Table.from_pylist([_trace_row(result, batch.id)],
+                                                   schema=TRACES))
         try:
             batch.commit(trace_ids=[tid])
         except TraceExistsError:  # another process stored it meanwhile
@@ -63,35 +60,19 @@ def _trace_row(result: MinimizeResult, batch_id: str) -> dict[str, Any]:
     figures = {k: v for k, v in result.to_dict().items()
                if k in ("rule", "signature", "original_events", "kept_events",
                         "oracle_calls", "one_minimal", "candidates")}
-    return {
-        "trace_id": result.trace_id, "source_format": "minimized",
-        "source_path": meta.get("source_path") or "",
-        "source_sha256": meta.get("source_sha256") or "",
-        "ingested_at": dt.datetime.now(dt.UTC), "batch": batch_id, "events": len(events),
-        "start_ns": min(starts) if starts else None, "end_ns": max(ends) if ends else None,
-        "root_task": meta.get("root_task"), "tools": _json_text(meta.get("tools"), []),
-        "versions": _json_text(meta.get("versions"), {}),
-        "redaction": _json_text(meta.get("redaction"), {}),
-        "derived_from": result.source.trace_id,
-        "attrs": dumps({"minimized": {**figures, "source_trace_id": result.source.trace_id,
-                                      "source_seqs": result.source_seqs}}),
-    }
-
-
-def _json_text(value: Any, default: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return dumps(default if value is None else value)
+    return trace_row(
+        trace_id=result.trace_id, source_format="minimized",
+        source_path=meta.get("source_path") or "",
+        source_sha256=meta.get("source_sha256") or "", batch=batch_id, events=len(events),
+        start_ns=min(starts) if starts else None, end_ns=max(ends) if ends else None,
+        root_task=meta.get("root_task"), tools=meta.get("tools"),
+        versions=meta.get("versions"), redaction=meta.get("redaction"),
+        derived_from=result.source.trace_id,
+        attrs={"minimized": {**figures, "source_trace_id": result.source.trace_id,
+                             "source_seqs": result.source_seqs}})
 
 
 def write_result(result: MinimizeResult, path: str | os.PathLike[str]) -> int:
     """Write the minimized trace as workbench JSONL (temp file, then rename)."""
-    out = Path(path)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            n = write_jsonl((e.to_row() for e in result.trace.events), f)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
-    return n
+    with atomic_open(Path(path), mkdir=False) as f:
+        return write_jsonl((e.to_row() for e in result.trace.events), f)

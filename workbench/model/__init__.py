@@ -33,6 +33,7 @@ from ._refs import (
     linkable,
     result_keys,
 )
+from ._rows import event_dict, trace_row
 from ._schema import (
     EVENT_COLUMNS,
     EVENT_KINDS,
@@ -82,6 +83,7 @@ __all__ = [
     "arg_leaves",
     "dumps",
     "dumps_bytes",
+    "event_dict",
     "first_path",
     "format_path",
     "infer_refs",
@@ -91,4 +93,5 @@ __all__ = [
     "loads",
     "parse_path",
     "result_keys",
+    "trace_row",
 ]

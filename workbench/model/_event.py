@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._json import dumps, loads
+from ._json import dumps
 from ._paths import Path, parse_path
+from ._rows import event_dict
 from ._schema import EVENT_COLUMNS, FLAGS_KEY
 
 __all__ = ["Event", "Ref"]
@@ -72,6 +73,19 @@ class Event:
                     for r in self.refs]
         return p.tail().values(base) if len(p.segments) > 1 else [base]
 
+    def to_dict(self) -> dict[str, Any]:
+        """The event as an event dict (what ``event_dict`` makes of its row): JSON
+        columns as values, refs as dicts."""
+        return {"trace_id": self.trace_id, "event_id": self.event_id,
+                "parent_id": self.parent_id, "seq": self.seq, "kind": self.kind,
+                "name": self.name, "start_ns": self.start_ns, "end_ns": self.end_ns,
+                "status": self.status, "args": self.args, "result": self.result,
+                "error": self.error, "attrs": self.attrs, "refs": self._refs()}
+
+    def _refs(self) -> list[dict[str, str]]:
+        return [{"event_id": r.event_id, "path": r.path, "from_path": r.from_path}
+                for r in self.refs]
+
     def to_row(self) -> dict[str, Any]:
         """The event as a store row: JSON columns as text, refs as dicts."""
         return {
@@ -80,23 +94,13 @@ class Event:
             "start_ns": self.start_ns, "end_ns": self.end_ns, "status": self.status,
             "args": dumps(self.args), "result": dumps(self.result),
             "error": None if self.error is None else dumps(self.error),
-            "attrs": dumps(self.attrs),
-            "refs": [{"event_id": r.event_id, "path": r.path, "from_path": r.from_path}
-                     for r in self.refs],
+            "attrs": dumps(self.attrs), "refs": self._refs(),
         }
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Event:
-        """Build from a store row (JSON columns as text)."""
-        err = row.get("error")
-        return cls(
-            trace_id=row["trace_id"], event_id=row["event_id"], parent_id=row.get("parent_id"),
-            seq=int(row["seq"]), kind=row["kind"], name=row["name"],
-            start_ns=row.get("start_ns"), end_ns=row.get("end_ns"), status=row["status"],
-            args=loads(row["args"]) if row.get("args") is not None else None,
-            result=loads(row["result"]) if row.get("result") is not None else None,
-            error=loads(err) if err is not None else None,
-            attrs=loads(row["attrs"]) if row.get("attrs") else {},
-            refs=tuple(Ref(r["event_id"], r["path"], r["from_path"])
-                       for r in (row.get("refs") or ())),
-        )
+        """Build from a store row (JSON columns as text; see ``event_dict``)."""
+        d = event_dict(row)
+        d["seq"] = int(d["seq"])
+        d["refs"] = tuple(Ref(r["event_id"], r["path"], r["from_path"]) for r in d["refs"])
+        return cls(**d)

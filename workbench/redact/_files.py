@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import EncodingError, InputError, NotFoundError, UsageError, dumps, loads
+from ..store import atomic_write
 from ._detect import find, maybe
 from ._walk import Redactor, scan_value
 
@@ -239,19 +240,6 @@ def _redact_text(text: str, redactor: Redactor) -> tuple[str, str]:
 
 # -- apply ------------------------------------------------------------------------------
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def redact_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str],
                  redactor: Redactor, *, key: str = "store") -> ApplyResult:
     """Write a redacted copy of every file under ``out`` (same relative names)."""
@@ -271,7 +259,7 @@ def redact_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
         finally:
             before.update(redactor.hits)
             redactor.hits = before
-        _atomic_write(target, (_BOM if bom else "") + new)
+        atomic_write(target, ((_BOM if bom else "") + new).encode("utf-8"))
         result.files.append(FileReport(str(f), str(target), fmt, hits))
     return result
 

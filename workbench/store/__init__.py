@@ -1,8 +1,10 @@
-"""Storage: Parquet batches and DuckDB views. The only layer that touches the store."""
+"""Storage: Parquet batches and DuckDB views. The only layer that touches the store;
+its atomic-file helpers serve every other writer too."""
 
-from ._files import atomic_write, fsync_dir
+from ._batch import Batch, Scratch, TableSink, TableWriter
+from ._files import AtomicDir, atomic_open, atomic_write
 from ._rows import to_rows
-from ._store import DEFAULT_STORE, Batch, Commit, Store, resolve_store_path
+from ._store import DEFAULT_STORE, Commit, Store, resolve_store_path
 
-__all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "atomic_write", "fsync_dir",
-           "resolve_store_path", "to_rows"]
+__all__ = ["DEFAULT_STORE", "AtomicDir", "Batch", "Commit", "Scratch", "Store", "TableSink",
+           "TableWriter", "atomic_open", "atomic_write", "resolve_store_path", "to_rows"]

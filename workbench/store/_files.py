@@ -1,14 +1,34 @@
-"""Durable file operations: write-temp-fsync-rename, and advisory locks."""
+"""Durable file operations: atomic files and folders (write beside, fsync, rename), and
+advisory locks.
+
+Every write that must never be seen half done goes through here, inside the store and
+outside it (fixtures, reports, redacted copies, exports):
+
+- ``atomic_write(path, data)``: the whole content at once;
+- ``atomic_open(path)``: a binary file to stream into, put in place when the block ends
+  without an error;
+- ``AtomicDir(parent, prefix)``: a hidden folder to fill, then ``publish`` under its
+  final name in one rename.
+
+A temporary file or folder that is not put in place is removed; the target is then as
+it was. ``mkdir=False`` leaves a missing parent folder an error (``FileNotFoundError``),
+for commands that refuse to create folders the user did not ask for.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import shutil
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
+from typing import BinaryIO
 
-__all__ = ["atomic_write", "exclusive_lock", "fsync_dir", "try_lock"]
+__all__ = ["AtomicDir", "atomic_open", "atomic_write", "exclusive_lock", "fsync_dir",
+           "fsync_file", "try_lock"]
 
 
 def fsync_dir(path: Path) -> None:
@@ -19,16 +39,65 @@ def fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so a crash leaves either the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
+def fsync_file(path: Path) -> None:
+    with open(path, "rb") as f:
         os.fsync(f.fileno())
-    os.replace(tmp, path)
+
+
+@contextlib.contextmanager
+def atomic_open(path: Path, *, mkdir: bool = True) -> Iterator[BinaryIO]:
+    """A binary file whose bytes replace ``path`` when the block ends without an error
+    (fsynced, renamed into place, the folder fsynced); after an error ``path`` is as it
+    was and nothing is left beside it."""
+    if mkdir:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
     fsync_dir(path.parent)
+
+
+def atomic_write(path: Path, data: bytes, *, mkdir: bool = True) -> None:
+    """Write ``data`` to ``path`` so a crash leaves either the old file or the new one."""
+    with atomic_open(path, mkdir=mkdir) as f:
+        f.write(data)
+
+
+class AtomicDir:
+    """A hidden folder ``PARENT/PREFIX<pid>-<random>`` (created at once, ``parent`` too),
+    to fill and then ``publish`` under its final name in one rename. Used as a context
+    manager, it is removed at the end of the block unless it was published."""
+
+    def __init__(self, parent: Path, prefix: str) -> None:
+        parent.mkdir(parents=True, exist_ok=True)
+        self.path = parent / f"{prefix}{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.path.mkdir()
+        self.published: Path | None = None
+
+    def publish(self, final: Path) -> None:
+        """fsync the files and the folder, rename it to ``final`` (which must not exist
+        as a non-empty folder) and fsync ``final``'s parent."""
+        for p in self.path.iterdir():
+            if p.is_file():
+                fsync_file(p)
+        fsync_dir(self.path)
+        os.rename(self.path, final)
+        fsync_dir(final.parent)
+        self.published = final
+
+    def __enter__(self) -> AtomicDir:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self.published is None:
+            shutil.rmtree(self.path, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,16 +43,16 @@ from ..model import (
     dumps,
     loads,
 )
-from ._files import atomic_write, exclusive_lock, fsync_dir, try_lock
+from ._batch import TABLES, Batch
+from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, try_lock
 from ._rows import to_rows
 from ._views import create_views
 
-__all__ = ["DEFAULT_STORE", "Batch", "Commit", "Store", "resolve_store_path"]
+__all__ = ["DEFAULT_STORE", "Commit", "Store", "resolve_store_path"]
 
 DEFAULT_STORE = Path("traces/store")
 KEY_FILE = "redaction.key"
 _KEY_BYTES = 32
-TABLES = ("events", "traces", "findings", "replays")
 _MARKER: dict[str, Any] = {"format": "workbench-store", "version": 1}
 
 
@@ -78,32 +78,6 @@ class Commit:
         return dumps({"batch": self.batch, "committed_at": self.committed_at,
                       "files": list(self.files), "sources": list(self.sources),
                       "trace_ids": list(self.trace_ids)}).encode()
-
-
-@dataclass
-class Batch:
-    """A batch being staged. Put files under ``path(table, name)``, then ``commit``."""
-
-    store: Store
-    id: str
-    dir: Path
-    committed: Commit | None = None
-    _lock_fd: int | None = field(default=None, repr=False)
-
-    def path(self, table: str, name: str) -> Path:
-        if table not in TABLES:
-            raise ValueError(f"unknown table {table}")
-        p = self.dir / table / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        return p
-
-    def staged_files(self) -> list[Path]:
-        return sorted(p for t in TABLES if (self.dir / t).is_dir()
-                      for p in (self.dir / t).iterdir() if p.suffix == ".parquet")
-
-    def commit(self, *, sources: Iterable[dict[str, Any]] = (),
-               trace_ids: Iterable[str] = ()) -> Commit:
-        return self.store._commit(self, list(sources), list(trace_ids))
 
 
 class Store:
@@ -274,8 +248,7 @@ class Store:
                 rel = f"{table}/day={day}/{src.name}"
                 dst = self.root / rel
                 dst.parent.mkdir(parents=True, exist_ok=True)
-                with open(src, "rb") as f:
-                    os.fsync(f.fileno())
+                fsync_file(src)
                 os.replace(src, dst)
                 moved.append(rel)
             for parent in {(self.root / m).parent for m in moved}:
@@ -307,8 +280,7 @@ class Store:
     def append(self, table: str, data: pa.Table) -> Commit:
         """Write one table's rows as a new committed batch (findings, replays …)."""
         with self.stage() as batch:
-            import pyarrow.parquet as pq
-            pq.write_table(data, batch.path(table, f"{batch.id}.parquet"), compression="zstd")
+            batch.write(table, data)
             return batch.commit()
 
     # -- reading ------------------------------------------------------------------------

@@ -127,6 +127,17 @@ def test_parallel_ingest_gives_the_same_store_content(tmp_path):
         {"n": 7 * linked}]
 
 
+def test_several_files_split_for_parallel_reading_keep_their_parts_apart(tmp_path):
+    files = [jsonl(tmp_path / f"{t}.jsonl", [ev(f"e{i}", trace_id=f"t{t}") for i in range(40)])
+             for t in range(3)]
+    one, two = Store(tmp_path / "one"), Store(tmp_path / "two")
+    ingest(files, one, workers=1)
+    ingest(files, two, workers=2)
+    q = "SELECT * FROM events ORDER BY trace_id, seq"
+    assert one.sql(q).to_pylist() == two.sql(q).to_pylist()
+    assert two.sql("SELECT count(*) AS n FROM events").to_pylist() == [{"n": 120}]
+
+
 def test_a_bad_line_deep_in_a_part_is_named_by_its_line_in_the_file(tmp_path, store_dir):
     lines = [json.dumps(ev(f"e{i}")) for i in range(200)]
     lines[150] = '{"trace_id": "t", "event_id": '

@@ -71,7 +71,7 @@ def test_failure_before_commit_leaves_store_unchanged(store_dir, tmp_path):
     ingest([write_jsonl(tmp_path / "a.jsonl", "ta")], store)
     before = snapshot(store_dir)
     with pytest.raises(RuntimeError), store.stage() as batch:
-        pq.write_table(pa.table({"x": [1]}), batch.path("events", "half.parquet"))
+        batch.write("events", pa.table({"x": [1]}))
         raise RuntimeError("crash while staging")
     assert snapshot(store_dir) == before
 

@@ -18,8 +18,8 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document
 from .._pairing import derived_id
 from .._values import obj
@@ -59,13 +59,8 @@ class InspectAdapter:
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
         count = 0
         for log, sample, where in _samples(source):
-            try:
+            with malformed(source, where):
                 info, events = _sample(log, sample, where, source)
-            except InputError:
-                raise
-            except (TypeError, ValueError, AttributeError, KeyError) as exc:
-                raise InvalidTraceError(f"{source.display}: {where} is malformed: {exc}",
-                                        file=source.display) from None
             if events:  # a sample with neither events nor messages adds nothing
                 count += len(events)
                 yield info

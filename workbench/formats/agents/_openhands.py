@@ -23,8 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
 from .._decode import load_document, parse_time_ns
 from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id
 from .._values import obj
@@ -44,6 +43,8 @@ _KEYS = (re.compile(rb'"id"\s*:\s*\d'), re.compile(rb'"timestamp"\s*:\s*"'),
          re.compile(rb'"source"\s*:\s*"(?:agent|user|environment)"'),
          re.compile(rb'"(?:action|observation)"\s*:\s*"'))
 
+_HINT = ("an OpenHands trajectory is a JSON array of events with 'id', 'source' and "
+         "'action' or 'observation'")
 _STATE = frozenset({"change_agent_state", "null"})
 _UNOBSERVED = frozenset({"finish", "reject"})  # OpenHands never answers these
 
@@ -63,28 +64,18 @@ class OpenHandsAdapter:
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
         doc = load_document(source)
         if not isinstance(doc, list):
-            raise _invalid(source, "not an OpenHands event stream: expected a JSON array "
-                           f"of events (got {type(doc).__name__})")
+            raise invalid(source, "not an OpenHands event stream: expected a JSON array of "
+                          f"events (got {type(doc).__name__})", hint=_HINT)
         tid = derived_id(source.sha256, "openhands")
-        try:
+        with malformed(source, "the event stream", hint=_HINT):
             events, info = _Stream(tid, source).convert(doc)
-        except InputError:
-            raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            raise _invalid(source, f"malformed event stream: {exc}") from None
         if not events:
-            raise _invalid(source, "no events in the file")
+            raise invalid(source, "no events in the file", hint=_HINT)
         yield info
         yield from events
 
 
 OPENHANDS = OpenHandsAdapter()
-
-
-def _invalid(source: SourceFile, what: str) -> InvalidTraceError:
-    return InvalidTraceError(f"{source.display}: {what}", file=source.display,
-                             hint="an OpenHands trajectory is a JSON array of events with "
-                                  "'id', 'source' and 'action' or 'observation'")
 
 
 class _Stream:
@@ -102,7 +93,7 @@ class _Stream:
         observations: list[tuple[int, dict[str, Any], str, int | None]] = []
         for i, item in enumerate(doc):
             if type(item) is not dict:
-                raise _invalid(self.source, f"event {i} is not an object")
+                raise invalid(self.source, f"event {i} is not an object", hint=_HINT)
             eid = str(item["id"]) if item.get("id") is not None else f"e{i}"
             ts = parse_time_ns(item.get("timestamp"))
             if isinstance(item.get("action"), str):
@@ -111,7 +102,8 @@ class _Stream:
                 self.slots.append(None)
                 observations.append((len(self.slots) - 1, item, eid, ts))
             else:
-                raise _invalid(self.source, f"event {i} has neither 'action' nor 'observation'")
+                raise invalid(self.source, f"event {i} has neither 'action' nor "
+                              "'observation'", hint=_HINT)
         for slot, obs, eid, ts in observations:  # after every action: causes may come later
             self.slots[slot] = self._observation(obs, eid, ts)
         list(self.pairer.unanswered())  # flags each call still open "unanswered"

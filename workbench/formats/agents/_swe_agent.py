@@ -20,8 +20,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
 from .._decode import load_document, maybe_json
 from .._pairing import UNANSWERED, add_flag, derived_id
 from .._values import call_arguments, obj, tool_output
@@ -44,6 +43,8 @@ _INFO = re.compile(rb'"info"\s*:\s*\{')
 _STEP = (re.compile(rb'"observation"\s*:'), re.compile(rb'"(?:thought|response)"\s*:'))
 _MSG = (re.compile(rb'"message_type"\s*:\s*"'), re.compile(rb'"agent"\s*:\s*"'),
         re.compile(rb'"role"\s*:\s*"'))
+_HINT = ("a SWE-agent .traj file is one JSON object with a 'trajectory' list of steps and "
+         "a 'history' list")
 
 
 class SweAgentAdapter:
@@ -67,40 +68,32 @@ class SweAgentAdapter:
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
         doc = load_document(source)
         if type(doc) is not dict or not ("trajectory" in doc or "history" in doc):
-            raise _invalid(source, "not a SWE-agent trajectory: expected an object with "
-                           "'trajectory' and 'history'")
+            raise invalid(source, "not a SWE-agent trajectory: expected an object with "
+                          "'trajectory' and 'history'", hint=_HINT)
         steps, history = doc.get("trajectory"), doc.get("history", [])
         for key, value in (("trajectory", steps), ("history", history)):
             if value is not None and not isinstance(value, list):
-                raise _invalid(source, f"'{key}' is not a list (got {type(value).__name__})")
+                raise invalid(source, f"'{key}' is not a list (got {type(value).__name__})",
+                              hint=_HINT)
         tid = derived_id(source.sha256, "swe-agent")
         config = maybe_json(doc.get("replay_config"))
         config = config if type(config) is dict else {}
         model = get(config, "agent", "model", "name")
         model = model if isinstance(model, str) and model else None
-        try:
+        with malformed(source, "the trajectory", hint=_HINT):
             if steps:
                 events = _step_events(tid, steps, history or [], model, source)
             else:
                 events = SweHistory(tid, model, source).read(history or [])
             info = trace_info(tid, doc, config, history or [], model, source)
-        except InputError:
-            raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            raise _invalid(source, f"malformed trajectory: {exc}") from None
         if not events:
-            raise _invalid(source, "no trajectory steps or history messages in the file")
+            raise invalid(source, "no trajectory steps or history messages in the file",
+                          hint=_HINT)
         yield info
         yield from events
 
 
 SWE_AGENT = SweAgentAdapter()
-
-
-def _invalid(source: SourceFile, what: str) -> InvalidTraceError:
-    return InvalidTraceError(f"{source.display}: {what}", file=source.display,
-                             hint="a SWE-agent .traj file is one JSON object with a "
-                                  "'trajectory' list of steps and a 'history' list")
 
 
 def _step_events(tid: str, steps: list[Any], history: list[Any], model: str | None,
@@ -112,7 +105,7 @@ def _step_events(tid: str, steps: list[Any], history: list[Any], model: str | No
     next_turn = 0
     for i, step in enumerate(steps):
         if type(step) is not dict:
-            raise _invalid(source, f"trajectory step {i} is not an object")
+            raise invalid(source, f"trajectory step {i} is not an object", hint=_HINT)
         # the first unused assistant message repeating this step's action, if any (one
         # the model had to redo, a format error, is skipped; none: the step stands alone)
         msg = None

@@ -18,8 +18,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document
 from .._pairing import derived_id
 from ..chat import ChatList
@@ -62,13 +62,8 @@ class TauBenchAdapter:
             raise InvalidTraceError(f"{source.display}: no episodes in the file",
                                     file=source.display)
         for index, record in enumerate(doc):
-            try:
+            with malformed(source, f"episode {index}"):
                 info, events = _episode(record, index, source)
-            except InputError:
-                raise
-            except (TypeError, ValueError, AttributeError, KeyError) as exc:
-                raise InvalidTraceError(f"{source.display}: episode {index} is malformed: "
-                                        f"{exc}", file=source.display) from None
             yield info
             yield from events
 

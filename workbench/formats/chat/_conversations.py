@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Any, Protocol
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import maybe_json
 from .._pairing import derived_id
 from .._values import omit_media, single_text, text_of
@@ -195,13 +195,8 @@ def read_conversations(source: SourceFile, dialect: Dialect) -> Iterator[RawEven
     items = stitch_items(load_items(source), source, dialect.is_event, dialect.stitch)
     grouping = _Grouping(source, dialect)
     for n, item in enumerate(items, 1):
-        try:
+        with malformed(source, f"item {n}", item=n):
             grouping.read(item, n)
-        except InputError:
-            raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            raise InvalidTraceError(f"{source.display}: item {n} is malformed: {exc}",
-                                    file=source.display, item=n) from None
     total = 0
     for conv in grouping.convs:
         events, info = conv.finish()

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ...model import InputError, InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
-from .._adapter import SourceFile
+from ...model import InvalidJSONError, JSONDecodeError, loads
+from .._adapter import SourceFile, malformed
 from .._decode import iter_json_lines, load_document
 
 __all__ = ["is_anthropic_event", "is_openai_event", "is_sse", "load_items", "parse_sse",
@@ -86,13 +86,8 @@ def stitch_items(items: list[Any], source: SourceFile, is_event: Callable[[Any],
     ``response`` of an exchange given as either or as SSE text) become the response
     they stream; every other item stays as it is."""
     def stitched(events: list[Any]) -> dict[str, Any]:
-        try:
+        with malformed(source, "a streamed response"):
             return stitch(events)
-        except InputError:
-            raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            raise InvalidTraceError(f"{source.display}: a streamed response is malformed: "
-                                    f"{exc}", file=source.display) from None
 
     out: list[Any] = []
     run: list[Any] = []

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document, parse_time_ns
 from .._pairing import derived_id
 from ._exchange import (
@@ -97,13 +97,8 @@ def _entry(e: Any, i: int, tid: str, source: SourceFile) -> RawEvent:
     if type(req) is not dict or not isinstance(req.get("url"), str):
         raise InvalidTraceError(f"{source.display}: entry {i} has no request with a url",
                                 file=source.display, entry=i, hint=_HINT)
-    try:
+    with malformed(source, f"entry {i}", entry=i, hint=_HINT):
         return _event(e, req, i, tid)
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: entry {i} is malformed: {exc}",
-                                file=source.display, entry=i, hint=_HINT) from None
 
 
 def _event(e: dict[str, Any], req: dict[str, Any], i: int, tid: str) -> RawEvent:

@@ -24,8 +24,8 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document
 from .._pairing import derived_id
 from ._exchange import NO_BODY, Request, Response, header, http_event, multi_dict
@@ -109,7 +109,7 @@ def _event(it: Any, eid: str, i: int, tid: str, prefix: str, source: SourceFile)
     if type(it) is not dict:
         raise InvalidTraceError(f"{source.display}: {prefix} {i} is not an object",
                                 file=source.display, interaction=i, hint=_HINT)
-    try:
+    with malformed(source, f"{prefix} {i}", interaction=i, hint=_HINT):
         kind = str(it.get("type") or "")
         if prefix == "message" or kind == "Asynchronous/Messages":
             ev = message_event(it, eid, tid)
@@ -120,11 +120,6 @@ def _event(it: Any, eid: str, i: int, tid: str, prefix: str, source: SourceFile)
         else:
             raise InvalidTraceError(f"{source.display}: interaction {i} has no request and "
                                     "response", file=source.display, interaction=i, hint=_HINT)
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: {prefix} {i} is malformed: {exc}",
-                                file=source.display, interaction=i, hint=_HINT) from None
     ev.attrs = {**_attrs(it), **ev.attrs}
     return ev
 

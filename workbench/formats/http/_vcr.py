@@ -19,8 +19,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document, load_yaml
 from .._pairing import derived_id
 from ._exchange import (
@@ -93,13 +93,8 @@ def _interaction(it: Any, i: int, tid: str, source: SourceFile) -> RawEvent:
     if type(req) is not dict or not isinstance(req.get("uri"), str):
         raise InvalidTraceError(f"{source.display}: interaction {i} has no request with a "
                                 "uri", file=source.display, interaction=i, hint=_HINT)
-    try:
+    with malformed(source, f"interaction {i}", interaction=i, hint=_HINT):
         return _event(it, req, i, tid)
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: interaction {i} is malformed: {exc}",
-                                file=source.display, interaction=i, hint=_HINT) from None
 
 
 def _headers(value: Any) -> dict[str, Any]:

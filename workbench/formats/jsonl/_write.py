@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import IO, Any
 
-from ...model import dumps_bytes, loads
+from ...model import dumps_bytes, event_dict
 
 __all__ = ["HEADER", "write_jsonl"]
 
@@ -22,17 +22,6 @@ def write_jsonl(rows: Iterable[dict[str, Any]], out: IO[bytes]) -> int:
     out.write(dumps_bytes(HEADER) + b"\n")
     n = 0
     for row in rows:
-        obj = {
-            "trace_id": row["trace_id"], "event_id": row["event_id"],
-            "parent_id": row.get("parent_id"), "seq": row["seq"], "kind": row["kind"],
-            "name": row["name"], "start_ns": row.get("start_ns"), "end_ns": row.get("end_ns"),
-            "status": row["status"],
-            "args": loads(row["args"]) if row.get("args") is not None else None,
-            "result": loads(row["result"]) if row.get("result") is not None else None,
-            "error": loads(row["error"]) if row.get("error") is not None else None,
-            "attrs": loads(row["attrs"]) if row.get("attrs") else {},
-            "refs": [dict(r) for r in row.get("refs") or ()],
-        }
-        out.write(dumps_bytes(obj) + b"\n")
+        out.write(dumps_bytes(event_dict(row)) + b"\n")
         n += 1
     return n

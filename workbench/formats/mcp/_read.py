@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError, JSONDecodeError, loads
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import iter_json_lines, load_document, parse_time_ns
 from .._pairing import derived_id
 from ._session import Session
@@ -38,13 +38,8 @@ class McpAdapter:
         return sniff_head(source.head)
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
-        try:
+        with malformed(source, "the MCP recording"):
             session = _read(source)
-        except InputError:
-            raise
-        except (TypeError, ValueError, AttributeError, KeyError, IndexError) as exc:
-            raise InvalidTraceError(f"{source.display}: not a readable MCP recording: {exc}",
-                                    file=source.display) from None
         events, info = session.finish()
         if not events:
             raise InvalidTraceError(f"{source.display}: no MCP messages in the file",

@@ -15,8 +15,8 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InputError, InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from ...model import InvalidTraceError, JSONDecodeError, loads
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document, maybe_json
 from ._facts import TraceFacts, user_task
 from ._span import map_span
@@ -123,7 +123,7 @@ def _metadata(value: Any) -> dict[str, Any]:
 
 def _observation(o: dict[str, Any], trace: dict[str, Any] | None, source: SourceFile,
                  index: int) -> tuple[RawEvent, SpanScope]:
-    try:
+    with malformed(source, f"observation {index}", span=index):
         tid = norm_id(o.get("traceId") or (trace or {}).get("id"))
         sid = norm_id(o.get("id"))
         if not tid or not sid:
@@ -157,11 +157,6 @@ def _observation(o: dict[str, Any], trace: dict[str, Any] | None, source: Source
             default_kind=_TYPE_KIND.get(str(o.get("type")).upper(), "other"),
             fallback=fallback)
         return ev, scope
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: observation {index} is malformed: {exc}",
-                                file=source.display, span=index) from None
 
 
 def _unquote(value: Any) -> Any:

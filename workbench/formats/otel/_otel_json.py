@@ -28,13 +28,12 @@ from typing import Any
 
 from ...model import (
     EncodingError,
-    InputError,
     InvalidJSONError,
     InvalidTraceError,
     JSONDecodeError,
     loads,
 )
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import iter_json_lines, load_document
 from ._facts import TraceFacts
 from ._span import map_span
@@ -174,7 +173,7 @@ def _span(obj: Any, source: SourceFile, index: int) -> tuple[RawEvent, SpanScope
     if type(obj) is not dict:
         raise InvalidTraceError(f"{source.display}: item {index} is not a span object",
                                 file=source.display, span=index)
-    try:
+    with malformed(source, f"span {index}", span=index):
         if type(obj.get("spanContext", obj.get("_spanContext"))) is dict:
             fields = _js_fields(obj)
         elif type(obj.get("context")) is dict:
@@ -189,11 +188,6 @@ def _span(obj: Any, source: SourceFile, index: int) -> tuple[RawEvent, SpanScope
                                     file=source.display, span=index)
         scope = SpanScope.build(*fields.pop("_resource"))
         return map_span(scope=scope, **fields), scope
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: span {index} is malformed: {exc}",
-                                file=source.display, span=index) from None
 
 
 def _dict(v: Any) -> dict[str, Any]:

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...model import EncodingError, InputError, InvalidJSONError, InvalidTraceError, loads
+from ...model import EncodingError, InvalidJSONError, InvalidTraceError, loads
 from ...model import JSONDecodeError as _JSONDecodeError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import iter_json_lines_marked, lines_before, load_document, plain_json
 from ._facts import TraceFacts
 from ._span import map_span
@@ -286,7 +286,7 @@ def _span(sp: Any, scope: SpanScope, source: SourceFile, index: int,
     if type(sp) is not dict:
         raise InvalidTraceError(f"{source.display}: span {index} is not an object",
                                 file=source.display, span=index)
-    try:
+    with malformed(source, f"span {index}", span=index):
         raw = sp.get("traceId")
         tid = ids.get(raw)
         if tid is None:
@@ -316,11 +316,6 @@ def _span(sp: Any, scope: SpanScope, source: SourceFile, index: int,
             status_of(code), msg, attributes_dict(sp.get("attributes")),
             _events(events) if events else None, _links(links) if links else None,
             sp.get("traceState"), sp.get("flags"), scope, extra)
-    except InputError:
-        raise
-    except (TypeError, ValueError, AttributeError, KeyError) as exc:
-        raise InvalidTraceError(f"{source.display}: span {index} is malformed: {exc}",
-                                file=source.display, span=index) from None
 
 
 def _span_extra(sp: dict[str, Any]) -> dict[str, Any] | None:

@@ -29,7 +29,7 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
-from ...model import dumps, loads
+from ...model import dumps, event_dict
 
 __all__ = ["otlp_rows"]
 
@@ -150,21 +150,11 @@ def _span(e: dict[str, Any], trace_hex: str) -> dict[str, Any]:
     return span
 
 
-def _parsed(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for r in sorted(rows, key=lambda r: r["seq"]):
-        r = dict(r)
-        for c in ("args", "result", "error", "attrs"):
-            r[c] = None if r[c] is None else loads(r[c])
-        out.append(r)
-    return out
-
-
 def otlp_rows(rows: list[dict[str, Any]], label: str, version: str = "") -> dict[str, Any]:
     """Events (store rows, JSON columns as text) as one OTLP/JSON ``TracesData``;
     ``label`` names the fixture or trace in the resource (``workbench.source``) and
     ``version`` is the instrumentation scope's (the workbench's own)."""
-    parsed = _parsed(rows)
+    parsed = [event_dict(r) for r in sorted(rows, key=lambda r: r["seq"])]
     trace_hex = _id(parsed[0]["trace_id"], 32)
     service = next((r["attrs"].get("service.name") for r in parsed
                     if isinstance(r["attrs"], dict) and isinstance(
