@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -52,12 +51,8 @@ def _check_out(path: str) -> Path:
 
 
 def _write(out: Path, data: bytes) -> None:
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    from ..store import atomic_write
+    atomic_write(out, data, mkdir=False)
 
 
 def _text(result: ContractDiff) -> str:

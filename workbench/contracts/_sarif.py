@@ -13,13 +13,12 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from ..rules import SARIF_LEVEL, sarif_log
 from ._diff import ContractDiff
 from ._policy import CHANGE_KINDS
 
 __all__ = ["diff_sarif"]
 
-_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {"error": "error", "warn": "warning", "info": "note"}
 _HELP = {
     "tool-removed": "a tool the agent calls is gone (a renamed tool is removed + added)",
     "tool-added": "a new tool the model may pick",
@@ -65,7 +64,7 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
         if file:
             location["physicalLocation"] = {"artifactLocation": {"uri": file}}
         results.append({
-            "ruleId": c.kind, "ruleIndex": index[c.kind], "level": _LEVEL[c.severity],
+            "ruleId": c.kind, "ruleIndex": index[c.kind], "level": SARIF_LEVEL[c.severity],
             "message": {"text": c.message}, "locations": [location],
             "partialFingerprints": {
                 "workbenchContractChange/v1": _fingerprint(c.tool, c.kind, c.path,
@@ -74,15 +73,7 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
                            "severity": c.severity, "consumers": list(c.consumers),
                            "reason": c.reason, "old": c.old, "new": c.new},
         })
-    return {
-        "$schema": _SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "trace-workbench", "version": version,
-                                "rules": rules}},
-            "automationDetails": {"id": "workbench-contract-diff/"},
-            "results": results,
-            "properties": {"tools_old": result.tools_old, "tools_new": result.tools_new,
-                           "breaking": result.breaking, "consumers": list(result.consumers)},
-        }],
-    }
+    return sarif_log(rules=rules, results=results, automation_id="workbench-contract-diff/",
+                     properties={"tools_old": result.tools_old, "tools_new": result.tools_new,
+                                 "breaking": result.breaking,
+                                 "consumers": list(result.consumers)}, version=version)

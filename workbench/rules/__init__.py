@@ -7,7 +7,7 @@ from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
 from ._python import PythonEngine, check_trace
-from ._report import junit, sarif
+from ._report import SARIF_LEVEL, junit, sarif, sarif_log
 from ._rule import BodyPaths, Rule, RuleBody, RuleSet
 from ._sql import DuckDBEngine
 from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
@@ -15,6 +15,7 @@ from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, O
 __all__ = [
     "BODIES",
     "ENGINES",
+    "SARIF_LEVEL",
     "Absent",
     "Before",
     "BodyPaths",
@@ -44,6 +45,7 @@ __all__ = [
     "load_rules",
     "parse_rules",
     "sarif",
+    "sarif_log",
     "sel",
     "shape",
     "signature",

@@ -7,10 +7,30 @@ from typing import Any
 
 from ._check import CheckResult
 
-__all__ = ["junit", "sarif"]
+__all__ = ["SARIF_LEVEL", "junit", "sarif", "sarif_log"]
 
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-_LEVEL = {"error": "error", "warn": "warning"}
+#: a severity as SARIF's level (``info`` is SARIF's ``note``)
+SARIF_LEVEL = {"error": "error", "warn": "warning", "info": "note"}
+_LEVEL = SARIF_LEVEL
+
+
+def sarif_log(*, rules: list[dict[str, Any]], results: list[dict[str, Any]],
+              automation_id: str, properties: dict[str, Any],
+              version: str = "0.1.0") -> dict[str, Any]:
+    """The one SARIF 2.1.0 log every workbench report is: one run of the workbench's
+    driver with its reporting descriptors (``rules``) and ``results``."""
+    return {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "trace-workbench", "version": version,
+                                "rules": rules}},
+            "automationDetails": {"id": automation_id},
+            "results": results,
+            "properties": properties,
+        }],
+    }
 
 
 def sarif(result: CheckResult, version: str = "0.1.0") -> dict[str, Any]:
@@ -52,17 +72,10 @@ def sarif(result: CheckResult, version: str = "0.1.0") -> dict[str, Any]:
             "properties": {"trace_id": f.trace_id, "event_ids": list(f.event_ids),
                            "seq": f.seq, "expected": f.expected, "actual": f.actual},
         })
-    return {
-        "$schema": _SARIF_SCHEMA,
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "trace-workbench", "version": version,
-                                "rules": descriptors}},
-            "automationDetails": {"id": f"workbench-check/{result.run_id}"},
-            "results": results,
-            "properties": {"engine": result.engine, "traces_checked": result.traces_checked},
-        }],
-    }
+    return sarif_log(rules=descriptors, results=results,
+                     automation_id=f"workbench-check/{result.run_id}",
+                     properties={"engine": result.engine,
+                                 "traces_checked": result.traces_checked}, version=version)
 
 
 def junit(result: CheckResult) -> bytes:
