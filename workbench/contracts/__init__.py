@@ -7,6 +7,14 @@ meets them (``contract diff``), judged by the severity policy and by ``Consumer`
 contracts (what a workflow depends on); ``diff_sarif`` writes the result for CI.
 """
 
+from ._check import (
+    CONTRACT_RULES,
+    Call,
+    ContractCheck,
+    check_calls,
+    check_contracts,
+    consumer_reads,
+)
 from ._consumer import (
     Consumer,
     ConsumerFinding,
@@ -44,15 +52,18 @@ from ._schemadiff import SchemaChange, schema_changes
 
 __all__ = [
     "CHANGE_KINDS",
+    "CONTRACT_RULES",
     "FIELDS",
     "SEVERITIES",
     "SIDE_EFFECTS",
     "SOURCES",
     "VERSION",
+    "Call",
     "Change",
     "Consumer",
     "ConsumerError",
     "ConsumerFinding",
+    "ContractCheck",
     "ContractDiff",
     "ContractError",
     "ContractVersionError",
@@ -68,8 +79,11 @@ __all__ = [
     "Source",
     "ToolSet",
     "UnknownSourceError",
+    "check_calls",
+    "check_contracts",
     "check_schema",
     "consumer_findings",
+    "consumer_reads",
     "descriptor_from_dict",
     "diff_contracts",
     "diff_sarif",
