@@ -2,7 +2,8 @@
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
-manifests and folders.
+manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
+recordings and OpenAI, Anthropic and Gemini tool lists.
 """
 
 from ._descriptor import (
@@ -25,8 +26,17 @@ from ._errors import (
     SchemaInvalidError,
     UnknownSourceError,
 )
+from ._import_mcp import annotations_for, side_effect_of
 from ._jsonschema import check_schema, pointer, resolve_ref
-from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
+from ._read import (
+    SOURCES,
+    Source,
+    detect_source,
+    is_descriptor_doc,
+    load_document,
+    read_document,
+    read_tools,
+)
 
 __all__ = [
     "FIELDS",
@@ -46,11 +56,15 @@ __all__ = [
     "Source",
     "ToolSet",
     "UnknownSourceError",
+    "annotations_for",
     "check_schema",
     "descriptor_from_dict",
+    "detect_source",
     "is_descriptor_doc",
     "load_document",
     "pointer",
+    "read_document",
     "read_tools",
     "resolve_ref",
+    "side_effect_of",
 ]
