@@ -3,7 +3,7 @@
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
 manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
-recordings and OpenAI, Anthropic and Gemini tool lists.
+recordings, OpenAI, Anthropic and Gemini tool lists and OpenAPI documents.
 """
 
 from ._descriptor import (

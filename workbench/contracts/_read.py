@@ -28,6 +28,7 @@ from ._import_anthropic import SOURCE as ANTHROPIC
 from ._import_gemini import SOURCE as GEMINI
 from ._import_mcp import SOURCE as MCP
 from ._import_openai import SOURCE as OPENAI
+from ._import_openapi import SOURCE as OPENAPI
 from ._source import Source
 
 __all__ = ["SOURCES", "Source", "detect_source", "is_descriptor_doc", "load_document",
@@ -111,7 +112,7 @@ def _with_file(d: Descriptor, file: str) -> Descriptor:
 
 
 #: the importers of other formats, each (name, sniff, read): the highest sniff reads
-SOURCES: list[Source] = [MCP, OPENAI, ANTHROPIC, GEMINI]
+SOURCES: list[Source] = [MCP, OPENAI, ANTHROPIC, GEMINI, OPENAPI]
 
 
 def detect_source(doc: Any) -> Source | None:
