@@ -4,6 +4,8 @@ A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
 manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
 recordings, OpenAI, Anthropic and Gemini tool lists and OpenAPI documents.
+``import_tools`` adds the tool definitions traces recorded and ``write_descriptors``
+writes one YAML file per tool.
 """
 
 from ._descriptor import (
@@ -22,9 +24,21 @@ from ._errors import (
     ConsumerError,
     ContractError,
     ContractVersionError,
+    DescriptorExistsError,
     DuplicateToolError,
     SchemaInvalidError,
     UnknownSourceError,
+)
+from ._import import (
+    ImportResult,
+    Written,
+    dump_yaml,
+    import_contracts,
+    import_summary,
+    import_tools,
+    manifest,
+    tools_from_store,
+    write_descriptors,
 )
 from ._import_mcp import annotations_for, side_effect_of
 from ._jsonschema import check_schema, pointer, resolve_ref
@@ -48,23 +62,33 @@ __all__ = [
     "ContractVersionError",
     "Deprecation",
     "Descriptor",
+    "DescriptorExistsError",
     "DuplicateToolError",
     "ErrorEnvelope",
     "Idempotency",
+    "ImportResult",
     "Provenance",
     "SchemaInvalidError",
     "Source",
     "ToolSet",
     "UnknownSourceError",
+    "Written",
     "annotations_for",
     "check_schema",
     "descriptor_from_dict",
     "detect_source",
+    "dump_yaml",
+    "import_contracts",
+    "import_summary",
+    "import_tools",
     "is_descriptor_doc",
     "load_document",
+    "manifest",
     "pointer",
     "read_document",
     "read_tools",
     "resolve_ref",
     "side_effect_of",
+    "tools_from_store",
+    "write_descriptors",
 ]

@@ -8,15 +8,16 @@ and where there is one the tool and the path inside it::
             ├── DuplicateToolError      DUPLICATE_TOOL
             ├── SchemaInvalidError      SCHEMA_INVALID
             ├── UnknownSourceError      UNKNOWN_CONTRACT_FORMAT
-            └── ConsumerError           CONSUMER_INVALID
+            ├── ConsumerError           CONSUMER_INVALID
+            └── DescriptorExistsError   DESCRIPTOR_EXISTS
 """
 
 from __future__ import annotations
 
 from ..model import InputError
 
-__all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DuplicateToolError",
-           "SchemaInvalidError", "UnknownSourceError"]
+__all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DescriptorExistsError",
+           "DuplicateToolError", "SchemaInvalidError", "UnknownSourceError"]
 
 
 class ContractError(InputError):
@@ -55,3 +56,12 @@ class ConsumerError(ContractError):
 
     code = "CONSUMER_INVALID"
     default_hint = "docs/contracts.md describes consumer contracts"
+
+
+class DescriptorExistsError(ContractError):
+    """``contract import --out``: a descriptor file of another content is in the way."""
+
+    code = "DESCRIPTOR_EXISTS"
+    default_hint = ("review the difference, then pass --force to replace it, or import into "
+                    "another --out folder")
+
