@@ -5,7 +5,8 @@ A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth
 manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
 recordings, OpenAI, Anthropic and Gemini tool lists and OpenAPI documents.
 ``import_tools`` adds the tool definitions traces recorded and ``write_descriptors``
-writes one YAML file per tool.
+writes one YAML file per tool. ``lint`` names what each provider (``PROVIDERS``) would
+drop or reject; ``export_tools`` writes a provider's tool JSON.
 """
 
 from ._descriptor import (
@@ -26,6 +27,7 @@ from ._errors import (
     ContractVersionError,
     DescriptorExistsError,
     DuplicateToolError,
+    ExportError,
     SchemaInvalidError,
     UnknownSourceError,
 )
@@ -42,6 +44,17 @@ from ._import import (
 )
 from ._import_mcp import annotations_for, side_effect_of
 from ._jsonschema import check_schema, pointer, resolve_ref
+from ._profile import Problem
+from ._providers import (
+    PROVIDERS,
+    ExportResult,
+    LintResult,
+    export_paths,
+    export_tools,
+    lint,
+    lint_paths,
+    provider_json,
+)
 from ._read import (
     SOURCES,
     Source,
@@ -54,6 +67,7 @@ from ._read import (
 
 __all__ = [
     "FIELDS",
+    "PROVIDERS",
     "SIDE_EFFECTS",
     "SOURCES",
     "VERSION",
@@ -65,8 +79,12 @@ __all__ = [
     "DescriptorExistsError",
     "DuplicateToolError",
     "ErrorEnvelope",
+    "ExportError",
+    "ExportResult",
     "Idempotency",
     "ImportResult",
+    "LintResult",
+    "Problem",
     "Provenance",
     "SchemaInvalidError",
     "Source",
@@ -78,13 +96,18 @@ __all__ = [
     "descriptor_from_dict",
     "detect_source",
     "dump_yaml",
+    "export_paths",
+    "export_tools",
     "import_contracts",
     "import_summary",
     "import_tools",
     "is_descriptor_doc",
+    "lint",
+    "lint_paths",
     "load_document",
     "manifest",
     "pointer",
+    "provider_json",
     "read_document",
     "read_tools",
     "resolve_ref",

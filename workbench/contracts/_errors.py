@@ -9,7 +9,8 @@ and where there is one the tool and the path inside it::
             ├── SchemaInvalidError      SCHEMA_INVALID
             ├── UnknownSourceError      UNKNOWN_CONTRACT_FORMAT
             ├── ConsumerError           CONSUMER_INVALID
-            └── DescriptorExistsError   DESCRIPTOR_EXISTS
+            ├── DescriptorExistsError   DESCRIPTOR_EXISTS
+            └── ExportError             EXPORT_LOSSY, EXPORT_UNSUPPORTED
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from ..model import InputError
 
 __all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DescriptorExistsError",
-           "DuplicateToolError", "SchemaInvalidError", "UnknownSourceError"]
+           "DuplicateToolError", "ExportError", "SchemaInvalidError", "UnknownSourceError"]
 
 
 class ContractError(InputError):
@@ -65,3 +66,12 @@ class DescriptorExistsError(ContractError):
     default_hint = ("review the difference, then pass --force to replace it, or import into "
                     "another --out folder")
 
+
+class ExportError(ContractError):
+    """An export that would lose meaning (``EXPORT_LOSSY``: ``--lossy`` accepts the loss)
+    or that the provider cannot take at all (``EXPORT_UNSUPPORTED``: a name it refuses, a
+    recursive schema it cannot inline)."""
+
+    code = "EXPORT_LOSSY"
+    default_hint = ("`workbench contract lint --provider P` lists each problem; --lossy "
+                    "exports anyway and lists what was dropped")
