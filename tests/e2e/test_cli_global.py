@@ -103,7 +103,8 @@ def _modules_after(argv):
 
 def test_help_loads_no_service():
     loaded = _modules_after(["--help"])
-    services = {"ingest", "rules", "redact", "diff", "minimize", "fixtures", "notebook"}
+    services = {"ingest", "rules", "redact", "diff", "minimize", "fixtures", "notebook",
+                "contracts"}
     assert not {m.split(".")[1] for m in loaded} & services, sorted(loaded)
     assert not any(m.startswith(("jsonschema", "pandas")) for m in loaded)
 

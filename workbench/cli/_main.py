@@ -59,6 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "minimize": ("_minimize", "shrink a trace to the steps that still break a rule"),
     "diff": ("_diff", "what changed between two traces"),
     "shadow": ("_diff", "run the old and the new build on frozen fixtures and compare"),
+    "contract": ("_contract", "import, lint and export tool contracts"),
     "promote": ("_fixtures", "turn an incident trace into a regression fixture"),
     "verify": ("_fixtures", "check every fixture against fixtures.lock"),
     "lab": ("_lab", "open JupyterLab on the notebooks, with the store set"),
