@@ -161,6 +161,10 @@ class _Convert:
                             "(`parametersJsonSchema` would keep it)", drop=True)
         elif k in KEYWORDS or k in ("$ref", "$defs", "definitions"):
             out[k] = v
+        elif k.startswith("x-"):
+            self.report(where, k, "reject", "lossless",
+                        f"Gemini's Schema has no `{k}`; export drops it (an extension: "
+                        "no validator or model reads it)", drop=True)
         else:
             self.report(where, k, "reject", "lossy",
                         f"Gemini's Schema has no `{k}`; export drops it", drop=True)
@@ -242,13 +246,23 @@ def convert(d: Descriptor, report: Report) -> dict[str, Any]:
                "the input is unknown; export declares a function that takes no arguments")
     elif not (isinstance(schema, dict) and "object" in type_names(schema)):
         report("/input", "type", "reject", "none", "Gemini's `parameters` is an OBJECT")
-    else:
+    elif not _takes_nothing(schema):
         params = _schema(schema, "/input", report)
         if params.get("properties"):
             decl["parameters"] = params
     if d.output is not None:
         decl.update(_response(d.output, report))
     return decl
+
+
+def _takes_nothing(schema: dict[str, Any]) -> bool:
+    """An object schema that names no property and says no more than that (``{type:
+    object}``, with ``additionalProperties: false`` or a description): a function
+    without ``parameters`` says the same."""
+    return (not schema.get("properties") and not schema.get("required")
+            and schema.get("additionalProperties") in (None, False, True)
+            and set(schema) <= {"type", "properties", "additionalProperties", "required",
+                                "title", "description", "$schema"})
 
 
 def _response(output: Any, report: Report) -> dict[str, Any]:

@@ -136,8 +136,10 @@ def convert(d: Descriptor, report: Report) -> dict[str, Any]:
     if not (isinstance(schema, dict) and is_object(schema)):
         report("/input", "type", "reject", "none", "strict mode needs an object at the root")
     elif "anyOf" in schema or "oneOf" in schema:
-        report("/input/anyOf" if "anyOf" in schema else "/input/oneOf", "anyOf", "reject",
-               "none", "strict mode refuses `anyOf` at the root")
+        kw = "anyOf" if "anyOf" in schema else "oneOf"
+        report(f"/input/{kw}", kw, "reject", "none",
+               f"strict mode refuses `{kw}` at the root (alternatives need an object around "
+               "them)")
     params = rebuild(schema, "/input", _node(report))
     _limits(params, report)
     fn: dict[str, Any] = {"name": d.tool}

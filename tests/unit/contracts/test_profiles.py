@@ -143,3 +143,15 @@ def test_mcp_names_and_roots():
     assert _found("mcp", _tool(CLEAN_STRICT, output={"type": "array"})) == {
         ("/output", "type", "reject", "none")}
     assert _found("mcp", _tool()) == {("/input", "input", "reject", "lossy")}
+
+
+def test_gemini_extensions_go_without_loss_and_no_arguments_need_no_parameters():
+    d = _tool({"type": "object", "additionalProperties": False},
+              output={"type": "object", "properties": {"n": {"type": "integer"}},
+                      "x-wrap": True})
+    assert _found("gemini", d) == {("/output/x-wrap", "x-wrap", "reject", "lossless")}
+
+
+def test_openai_names_the_root_keyword_it_refuses():
+    d = _tool({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]})
+    assert ("/input/oneOf", "oneOf", "reject", "none") in _found("openai", d)
