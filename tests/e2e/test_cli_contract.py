@@ -117,6 +117,12 @@ BAD = {
                  "SCHEMA_INVALID", "tool t, input at /properties/a: $ref '#/$defs/A' resolves"),
     "twice.json": (json.dumps([{"type": "function", "function": {"name": "t"}}] * 2),
                    "DUPLICATE_TOOL", "tool t is described twice ([0] and [1])"),
+    "anthropic.json": (json.dumps([{"name": "t", "input_schema": {
+        "type": "object", "properties": {"n": {"type": "integer", "minimum": "0"}}}}]),
+        "SCHEMA_INVALID", "tool t, input at /properties/n/minimum"),
+    "openai.json": (json.dumps({"model": "m", "tools": [{"type": "function", "function": {
+        "name": "t", "parameters": {"type": "object", "required": "q"}}}]}),
+        "SCHEMA_INVALID", "tool t, input at /required"),
     "newer.yaml": ("version: 2\ntool: t\n", "CONTRACT_TOO_NEW", "tool t: descriptor version 2"),
     "gemini.json": (json.dumps([{"functionDeclarations": [{"name": "t", "parameters": {
         "type": "OBJECT", "properties": {"a": {"type": "STRNIG"}}}}]}]), "SCHEMA_INVALID",
@@ -185,6 +191,11 @@ def test_export_to_stdout_to_a_file_and_refusals(capsys, tmp_path, tools):
     assert code == 2 and err.startswith("error[EXPORT_LOSSY]: exporting to openai would lose")
     assert "archive /input/properties/project_id/maxLength" in err
     assert snapshot(tmp_path) == before
+    code, out, _ = run(capsys, "contract", "export", renamed, "--provider", "openai", "--json")
+    error = json.loads(out)["error"]
+    assert code == 2 and error["code"] == "EXPORT_LOSSY"
+    assert [(p["path"], p["fix"]) for p in error["details"]["problems"]] == [
+        ("/input/properties/project_id/maxLength", "lossy")]
     code, out, err = run(capsys, "contract", "export", renamed, "--provider", "openai",
                          "--lossy", "--json")
     doc = json.loads(out)
