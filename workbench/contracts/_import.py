@@ -81,9 +81,9 @@ def import_summary(d: Descriptor) -> dict[str, Any]:
             "file": src.file if src else None, "unknown": list(src.unknown) if src else []}
 
 
-class _Dumper(yaml.SafeDumper):
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
     """YAML without anchors: descriptors of one document share schema objects, and a
-    reader should see each written out."""
+    reader should see each written out. libyaml's emitter where PyYAML has it."""
 
     def ignore_aliases(self, data: Any) -> bool:
         return True

@@ -35,6 +35,8 @@ __all__ = ["SOURCES", "Source", "detect_source", "is_descriptor_doc", "load_docu
            "read_document", "read_tools"]
 
 _SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+#: libyaml's safe loader where PyYAML was built with it (about 20x faster), else PyYAML's
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_document(path: Path) -> Any:
@@ -62,7 +64,7 @@ def load_document(path: Path) -> Any:
     if lines is not None:
         return lines
     try:
-        return yaml.safe_load(data.decode("utf-8"))
+        return yaml.load(data.decode("utf-8"), Loader=_LOADER)
     except UnicodeDecodeError:
         raise ContractError(f"{path} is not UTF-8 text", file=str(path)) from None
     except yaml.YAMLError as exc:
