@@ -18,7 +18,6 @@ from workbench.contracts import (
     export_tools,
     read_document,
 )
-from workbench.contracts._providers import PROFILES
 
 names = st.from_regex(r"[a-z][a-z0-9_]{0,14}", fullmatch=True)
 words = st.text(st.characters(codec="utf-8", categories=("L", "N", "Zs")), min_size=1,
@@ -76,9 +75,18 @@ def descriptors(draw):
     return descriptor_from_dict(doc)
 
 
+#: the descriptor fields each provider's tool format carries (docs/contracts.md, "Export")
+CARRIES = {"openai": ("tool", "description", "input"),
+           "anthropic": ("tool", "description", "input"),
+           "gemini": ("tool", "description", "input", "output"),
+           "mcp": ("tool", "revision", "title", "description", "input", "output", "errors",
+                   "side_effect", "timeout_s", "cancellable", "auth_scope", "idempotency",
+                   "deprecated")}
+
+
 def _carried(d: Descriptor, provider: str) -> dict:
     said = d.to_dict()
-    return {f: said.get(f) for f in PROFILES[provider].carries}
+    return {f: said.get(f) for f in CARRIES[provider]}
 
 
 def _through(d: Descriptor, provider: str, lossy: bool = False) -> Descriptor:
