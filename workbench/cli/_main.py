@@ -63,7 +63,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("_fixtures", "check every fixture against fixtures.lock"),
     "lab": ("_lab", "open JupyterLab on the notebooks, with the store set"),
     "redact": ("_redact", "redact or scan files for secrets and personal data"),
-    "contract": ("_contract", "diff tool contracts: what a change does to an agent"),
+    "contract": ("_contract", "tool contracts: import, lint, export, diff, check"),
 }
 _GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 

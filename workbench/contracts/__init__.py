@@ -2,9 +2,15 @@
 
 A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth); a
 ``ToolSet`` holds a set of them by name; ``read_tools`` reads descriptor files,
-manifests and folders. ``diff_tools`` / ``diff_contracts`` compare two sets as an agent
-meets them (``contract diff``), judged by the severity policy and by ``Consumer``
-contracts (what a workflow depends on); ``diff_sarif`` writes the result for CI.
+manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
+recordings, OpenAI, Anthropic and Gemini tool lists and OpenAPI documents.
+``import_tools`` adds the tool definitions traces recorded and ``write_descriptors``
+writes one YAML file per tool. ``lint`` names what each provider (``PROVIDERS``) would
+drop or reject; ``export_tools`` writes a provider's tool JSON. ``diff_tools`` /
+``diff_contracts`` compare two sets as an agent meets them (``contract diff``), judged by
+the severity policy and by ``Consumer`` contracts (what a workflow depends on);
+``diff_sarif`` writes the result for CI. ``check_contracts`` holds recorded tool calls to
+their descriptors (``contract check``).
 """
 
 from ._check import (
@@ -35,25 +41,81 @@ from ._descriptor import (
     ToolSet,
     descriptor_from_dict,
 )
-from ._diff import Change, ContractDiff, diff_contracts, diff_tools
+from ._diff import (
+    Change,
+    ContractDiff,
+    diff_contracts,
+    diff_tools,
+)
 from ._errors import (
     ConsumerError,
     ContractError,
     ContractVersionError,
+    DescriptorExistsError,
     DuplicateToolError,
+    ExportError,
     SchemaInvalidError,
     UnknownSourceError,
 )
-from ._jsonschema import check_schema, pointer, resolve_ref
-from ._policy import CHANGE_KINDS, SEVERITIES
-from ._read import SOURCES, Source, is_descriptor_doc, load_document, read_tools
-from ._sarif import diff_sarif
-from ._schemadiff import SchemaChange, schema_changes
+from ._import import (
+    ImportResult,
+    Written,
+    dump_yaml,
+    import_contracts,
+    import_summary,
+    import_tools,
+    manifest,
+    tools_from_store,
+    write_descriptors,
+)
+from ._import_mcp import (
+    annotations_for,
+    side_effect_of,
+)
+from ._jsonschema import (
+    check_schema,
+    pointer,
+    resolve_ref,
+)
+from ._policy import (
+    CHANGE_KINDS,
+    SEVERITIES,
+)
+from ._profile import (
+    Problem,
+)
+from ._providers import (
+    PROVIDERS,
+    ExportResult,
+    LintResult,
+    export_paths,
+    export_tools,
+    lint,
+    lint_paths,
+    provider_json,
+)
+from ._read import (
+    SOURCES,
+    Source,
+    detect_source,
+    is_descriptor_doc,
+    load_document,
+    read_document,
+    read_tools,
+)
+from ._sarif import (
+    diff_sarif,
+)
+from ._schemadiff import (
+    SchemaChange,
+    schema_changes,
+)
 
 __all__ = [
     "CHANGE_KINDS",
     "CONTRACT_RULES",
     "FIELDS",
+    "PROVIDERS",
     "SEVERITIES",
     "SIDE_EFFECTS",
     "SOURCES",
@@ -70,30 +132,53 @@ __all__ = [
     "Dependency",
     "Deprecation",
     "Descriptor",
+    "DescriptorExistsError",
     "DuplicateToolError",
     "ErrorEnvelope",
+    "ExportError",
+    "ExportResult",
     "Idempotency",
+    "ImportResult",
+    "LintResult",
+    "Problem",
     "Provenance",
     "SchemaChange",
     "SchemaInvalidError",
     "Source",
     "ToolSet",
     "UnknownSourceError",
+    "Written",
+    "annotations_for",
     "check_calls",
     "check_contracts",
     "check_schema",
     "consumer_findings",
     "consumer_reads",
     "descriptor_from_dict",
+    "detect_source",
     "diff_contracts",
     "diff_sarif",
     "diff_tools",
+    "dump_yaml",
+    "export_paths",
+    "export_tools",
+    "import_contracts",
+    "import_summary",
+    "import_tools",
     "is_descriptor_doc",
+    "lint",
+    "lint_paths",
     "load_consumer",
     "load_document",
+    "manifest",
     "parse_consumer",
     "pointer",
+    "provider_json",
+    "read_document",
     "read_tools",
     "resolve_ref",
     "schema_changes",
+    "side_effect_of",
+    "tools_from_store",
+    "write_descriptors",
 ]

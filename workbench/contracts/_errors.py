@@ -8,15 +8,17 @@ and where there is one the tool and the path inside it::
             ├── DuplicateToolError      DUPLICATE_TOOL
             ├── SchemaInvalidError      SCHEMA_INVALID
             ├── UnknownSourceError      UNKNOWN_CONTRACT_FORMAT
-            └── ConsumerError           CONSUMER_INVALID
+            ├── ConsumerError           CONSUMER_INVALID
+            ├── DescriptorExistsError   DESCRIPTOR_EXISTS
+            └── ExportError             EXPORT_LOSSY, EXPORT_UNSUPPORTED
 """
 
 from __future__ import annotations
 
 from ..model import InputError
 
-__all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DuplicateToolError",
-           "SchemaInvalidError", "UnknownSourceError"]
+__all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DescriptorExistsError",
+           "DuplicateToolError", "ExportError", "SchemaInvalidError", "UnknownSourceError"]
 
 
 class ContractError(InputError):
@@ -55,3 +57,21 @@ class ConsumerError(ContractError):
 
     code = "CONSUMER_INVALID"
     default_hint = "docs/contracts.md describes consumer contracts"
+
+
+class DescriptorExistsError(ContractError):
+    """``contract import --out``: a descriptor file of another content is in the way."""
+
+    code = "DESCRIPTOR_EXISTS"
+    default_hint = ("review the difference, then pass --force to replace it, or import into "
+                    "another --out folder")
+
+
+class ExportError(ContractError):
+    """An export that would lose meaning (``EXPORT_LOSSY``: ``--lossy`` accepts the loss)
+    or that the provider cannot take at all (``EXPORT_UNSUPPORTED``: a name it refuses, a
+    recursive schema it cannot inline)."""
+
+    code = "EXPORT_LOSSY"
+    default_hint = ("`workbench contract lint --provider P` lists each problem; --lossy "
+                    "exports anyway and lists what was dropped")

@@ -12,11 +12,12 @@ is fine: its cycle passes through a real schema.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-from ._metaschema import DIALECT_2020_12, is_schema
+from ._metaschema import is_schema
 
 __all__ = ["check_schema", "pointer", "resolve_ref", "walk_refs"]
 
@@ -71,16 +72,21 @@ def walk_refs(schema: Any, at: str = "") -> Iterator[tuple[str, str]]:
 
 def check_schema(schema: Any) -> str | None:
     """Why ``schema`` is not a usable JSON Schema, or None when it is."""
+    import jsonschema  # loaded only when a descriptor is read
+
     if schema is None or isinstance(schema, bool):
         return None
     if not isinstance(schema, dict):
         return f"a schema is an object or a boolean, not {type(schema).__name__}"
-    dialect = schema.get("$schema")
-    fast = dialect in (None, DIALECT_2020_12, DIALECT_2020_12 + "#")
-    if not (fast and is_schema(schema)):
-        problem = _meta_problem(schema)
-        if problem is not None:
-            return problem
+    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    if cls is jsonschema.Draft202012Validator:
+        # the compiled meta-schema answers in about a millisecond; only a schema it
+        # refuses is taken apart for jsonschema's own message and path
+        problem = None if is_schema(schema) else _check_parts(schema, "")
+    else:
+        problem = _meta_problem(cls, schema, "")
+    if problem is not None:
+        return problem
     for where, ref in walk_refs(schema):
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
@@ -96,15 +102,112 @@ def check_schema(schema: Any) -> str | None:
     return None
 
 
-def _meta_problem(schema: dict[str, Any]) -> str | None:
-    """``jsonschema``'s own verdict and message (the slow path: only for a schema the
-    fast check refused, or of another dialect)."""
+#: 2020-12 (sub)schemas already checked against the meta-schema, by their JSON text
+_CHECKED: set[bytes] = set()
+_ONE = frozenset({"items", "additionalProperties", "not", "if", "then", "else", "contains",
+                  "propertyNames", "unevaluatedItems", "unevaluatedProperties"})
+_MANY = frozenset({"allOf", "anyOf", "oneOf", "prefixItems"})
+_NAMED = frozenset({"properties", "patternProperties", "$defs", "dependentSchemas"})
+
+
+def _check_parts(schema: Any, at: str) -> str | None:
+    """The meta-schema's verdict on a 2020-12 schema, one subschema at a time.
+
+    The 2020-12 meta-schema judges a schema's own keywords and then each subschema on
+    its own, so a schema is checked as itself with every subschema replaced by ``true``
+    and then subschema by subschema. A subschema seen before (the same component under
+    the ``$defs`` of many descriptors, ``{type: string}`` everywhere) is not checked
+    again: a document of thousands of operations over shared schemas costs about one
+    check per distinct subschema, not one per use."""
+    from ..model import dumps_bytes
+
+    if not isinstance(schema, dict):
+        return None if isinstance(schema, bool) else _meta_problem(None, schema, at)
+    key = dumps_bytes(schema)
+    if key in _CHECKED:
+        return None
+    if "$schema" in schema and at:  # an embedded resource of its own dialect
+        return _meta_problem(None, schema, at)
+    shallow: dict[str, Any] = {}
+    children: list[tuple[str, Any]] = []
+    for k, v in schema.items():
+        if k in _ONE and isinstance(v, dict | bool):
+            shallow[k] = True
+            children.append((f"{at}/{k}", v))
+        elif k in _MANY and isinstance(v, list):
+            shallow[k] = [True if isinstance(s, dict | bool) else s for s in v]
+            children += [(f"{at}/{k}/{i}", s) for i, s in enumerate(v) if isinstance(s, dict)]
+        elif k in _NAMED and isinstance(v, dict):  # names are free (patternProperties': regexes)
+            shallow[k] = {n: True if isinstance(s, dict | bool) else s for n, s in v.items()
+                          if k == "patternProperties" or not isinstance(s, dict | bool)}
+            children += [(f"{at}/{k}/{_escape(n)}", s) for n, s in v.items()
+                         if isinstance(s, dict)]
+        else:
+            shallow[k] = v
+    problem = _meta_problem(None, shallow, at)
+    for where, child in children:
+        problem = problem or _check_parts(child, where)
+    if problem is None:
+        if len(_CHECKED) > 100_000:
+            _CHECKED.clear()
+        _CHECKED.add(key)
+    return problem
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _meta_problem(cls: Any, schema: Any, at: str) -> str | None:
+    """The best meta-schema error for ``schema`` (of ``cls``'s dialect, or its own
+    ``$schema``'s, 2020-12 by default), worded with its path, or None."""
     import jsonschema
 
-    cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    try:
-        cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        where = "/" + "/".join(str(p) for p in exc.absolute_path)
-        return f"at {where}: {exc.message}"
-    return None
+    if cls is None:
+        cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    error = jsonschema.exceptions.best_match(_meta_validator(cls).iter_errors(schema))
+    if error is None:
+        return None
+    where = at + "".join(f"/{p}" for p in error.absolute_path)
+    return f"at {where or '/'}: {error.message}"
+
+
+@functools.lru_cache(maxsize=8)
+def _meta_validator(cls: Any) -> Any:
+    import jsonschema
+
+    meta = _flat_2020_12() if cls is jsonschema.Draft202012Validator else cls.META_SCHEMA
+    return cls(meta, format_checker=cls.FORMAT_CHECKER)
+
+
+_DIALECT = "https://json-schema.org/draft/2020-12/"
+
+
+def _flat_2020_12() -> dict[str, Any]:
+    """The 2020-12 meta-schema as one schema: its vocabularies' keywords side by side,
+    each ``$dynamicRef: #meta`` a plain ``$ref: #``. It says what the published one says
+    of any schema that does not extend the dialect, and jsonschema checks a schema
+    against it about four times faster (no ``allOf`` over seven vocabularies, no
+    dynamic scope at every subschema). Built from jsonschema's own copies at run time."""
+    from jsonschema_specifications import REGISTRY
+
+    top = REGISTRY[_DIALECT + "schema"].contents
+    props: dict[str, Any] = {}
+    defs: dict[str, Any] = {}
+    for part in top["allOf"]:
+        vocab = REGISTRY[_DIALECT + part["$ref"]].contents
+        props.update(vocab.get("properties", {}))
+        defs.update(vocab.get("$defs", {}))
+    props.update(top["properties"])
+    return {"$schema": _DIALECT + "schema", "$id": "urn:workbench:flat-meta-2020-12",
+            "type": ["object", "boolean"], "properties": _static(props),
+            "$defs": _static(defs)}
+
+
+def _static(value: Any) -> Any:
+    if isinstance(value, dict):
+        out = {k: _static(v) for k, v in value.items() if k != "$dynamicRef"}
+        return {"$ref": "#", **out} if value.get("$dynamicRef") == "#meta" else out
+    if isinstance(value, list):
+        return [_static(v) for v in value]
+    return value

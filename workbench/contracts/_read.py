@@ -3,42 +3,53 @@ folder of them.
 
 A descriptor file is YAML or JSON holding one descriptor (``version: 1`` and ``tool``)
 or a manifest ``{version: 1, tools: [descriptor, …]}`` whose items may leave out
-``version``. A folder is read file by file (``*.yaml``, ``*.yml``, ``*.json``, sorted).
-``read_tools`` returns one ``ToolSet`` for everything it was given, so a tool described
-twice anywhere is refused. Other formats (MCP ``tools/list``, provider tool lists,
-OpenAPI) are read by the importers; ``read_tools`` hands a file that is not a
-descriptor to them (``SOURCES``).
+``version``. A folder is read file by file (``*.yaml``, ``*.yml``, ``*.json``,
+``*.jsonl``, sorted). ``read_tools`` returns one ``ToolSet`` for everything it was
+given, so a tool described twice anywhere is refused. Other formats (MCP ``tools/list``
+results and recordings, provider tool lists, OpenAPI) are read by the importers in
+``SOURCES``: ``read_tools`` hands a document that is not a descriptor to the one whose
+sniff scores it highest.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..model import InputError, NotFoundError
+from ..model import InputError, InvalidJSONError, NotFoundError
 from ..model import loads as json_loads
 from ._descriptor import VERSION, Descriptor, Provenance, ToolSet, descriptor_from_dict
 from ._errors import ContractError, ContractVersionError, UnknownSourceError
+from ._import_anthropic import SOURCE as ANTHROPIC
+from ._import_gemini import SOURCE as GEMINI
+from ._import_mcp import SOURCE as MCP
+from ._import_openai import SOURCE as OPENAI
+from ._import_openapi import SOURCE as OPENAPI
+from ._source import Source
 
-__all__ = ["SOURCES", "Source", "is_descriptor_doc", "load_document", "read_tools"]
+__all__ = ["SOURCES", "Source", "detect_source", "is_descriptor_doc", "load_document",
+           "read_document", "read_tools"]
 
-#: a source format: (name, sniff(doc) -> score 0-100, read(doc, file) -> descriptors)
-Source = tuple[str, Callable[[Any], int], Callable[[Any, str], list[Descriptor]]]
-_SUFFIXES = (".yaml", ".yml", ".json")
+_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
+#: libyaml's safe loader where PyYAML was built with it (about 20x faster), else PyYAML's
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_document(path: Path) -> Any:
-    """The YAML or JSON document in a file; ``ContractError`` naming the file and line
-    when it is neither."""
+    """The document in a file: JSON, JSON lines (a list of the lines' values) or YAML;
+    ``InvalidJSONError`` for a ``.json`` file that is not JSON (line and column named),
+    ``ContractError`` naming the file and line for anything else unreadable."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise NotFoundError(f"no such file: {path}", code="FILE_NOT_FOUND",
                             hint="check the path", file=str(path)) from None
+    except IsADirectoryError:
+        raise InputError(f"{path} is a folder", code="NOT_A_FILE", file=str(path)) from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", code="UNREADABLE",
                          file=str(path)) from None
@@ -46,10 +57,14 @@ def load_document(path: Path) -> Any:
         raise ContractError(f"{path} is empty", file=str(path))
     try:
         return json_loads(data)
-    except ValueError:
-        pass
+    except ValueError as exc:
+        if path.suffix == ".json":
+            raise InvalidJSONError(f"{path}: invalid JSON: {exc}", file=str(path)) from None
+    lines = _json_lines(data)
+    if lines is not None:
+        return lines
     try:
-        return yaml.safe_load(data.decode("utf-8"))
+        return yaml.load(data.decode("utf-8"), Loader=_LOADER)
     except UnicodeDecodeError:
         raise ContractError(f"{path} is not UTF-8 text", file=str(path)) from None
     except yaml.YAMLError as exc:
@@ -57,6 +72,17 @@ def load_document(path: Path) -> Any:
         line = f" line {mark.line + 1}" if mark is not None else ""
         raise ContractError(f"{path}{line}: neither JSON nor YAML "
                             f"({getattr(exc, 'problem', None) or exc})", file=str(path)) from None
+
+
+def _json_lines(data: bytes) -> list[Any] | None:
+    """The values of a JSON-lines file (two or more lines, each a JSON object), or None."""
+    rows = [line for line in data.splitlines() if line.strip()]
+    if len(rows) < 2 or not all(line.lstrip().startswith(b"{") for line in rows):
+        return None
+    try:
+        return [json_loads(line) for line in rows]
+    except ValueError:
+        return None
 
 
 def is_descriptor_doc(doc: Any) -> bool:
@@ -87,20 +113,35 @@ def _with_file(d: Descriptor, file: str) -> Descriptor:
     return replace(d, source=replace(src, file=src.file or file))
 
 
-#: importers of other formats, registered by ``_import`` (name, sniff, read)
-SOURCES: list[Source] = []
+#: the importers of other formats, each (name, sniff, read): the highest sniff reads
+SOURCES: list[Source] = [MCP, OPENAI, ANTHROPIC, GEMINI, OPENAPI]
+
+
+def detect_source(doc: Any) -> Source | None:
+    """The importer whose sniff scores ``doc`` highest (the first on a tie), or None when
+    none recognises it."""
+    best: tuple[int, Source | None] = (0, None)
+    for source in SOURCES:
+        score = source[1](doc)
+        if score > best[0]:
+            best = (score, source)
+    return best[1]
+
+
+def read_document(doc: Any, file: str) -> list[Descriptor]:
+    """The descriptors in one loaded document: a descriptor or manifest, or any format an
+    importer recognises; ``UnknownSourceError`` otherwise."""
+    if is_descriptor_doc(doc):
+        return _descriptors(doc, file)
+    source = detect_source(doc)
+    if source is None:
+        raise UnknownSourceError(f"{file}: not a descriptor, and no known tool list or API "
+                                 "document", file=file)
+    return source[2](doc, file)
 
 
 def _read_file(path: Path) -> list[Descriptor]:
-    doc = load_document(path)
-    if is_descriptor_doc(doc):
-        return _descriptors(doc, str(path))
-    scored = [(sniff(doc), name, read) for name, sniff, read in SOURCES]
-    best = max(scored, default=(0, "", None), key=lambda s: s[0])
-    if best[0] <= 0 or best[2] is None:
-        raise UnknownSourceError(f"{path}: not a descriptor, and no known tool list or API "
-                                 "document", file=str(path))
-    return best[2](doc, str(path))
+    return read_document(load_document(path), str(path))
 
 
 def read_tools(paths: Iterable[str | os.PathLike[str]]) -> ToolSet:
@@ -112,8 +153,8 @@ def read_tools(paths: Iterable[str | os.PathLike[str]]) -> ToolSet:
             files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in _SUFFIXES
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             if not files:
-                raise ContractError(f"{p} holds no descriptor files (*.yaml, *.yml, *.json)",
-                                    file=str(p))
+                raise ContractError(f"{p} holds no descriptor files (*.yaml, *.yml, *.json, "
+                                    "*.jsonl)", file=str(p))
         else:
             files = [p]
         for f in files:

@@ -83,6 +83,8 @@ def _plain(value: Any) -> Any:
         return value
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
     return str(value)
 
 

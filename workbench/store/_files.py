@@ -7,6 +7,8 @@ outside it (fixtures, reports, redacted copies, exports):
 - ``atomic_write(path, data)``: the whole content at once;
 - ``atomic_open(path)``: a binary file to stream into, put in place when the block ends
   without an error;
+- ``atomic_write_all(files)``: several files of one folder, all or none: every new
+  content is written and fsynced beside its target before the first rename;
 - ``AtomicDir(parent, prefix)``: a hidden folder to fill, then ``publish`` under its
   final name in one rename.
 
@@ -27,8 +29,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
-__all__ = ["AtomicDir", "atomic_open", "atomic_write", "exclusive_lock", "fsync_dir",
-           "fsync_file", "try_lock"]
+__all__ = ["AtomicDir", "atomic_open", "atomic_write", "atomic_write_all", "exclusive_lock",
+           "fsync_dir", "fsync_file", "try_lock"]
 
 
 def fsync_dir(path: Path) -> None:
@@ -67,6 +69,29 @@ def atomic_write(path: Path, data: bytes, *, mkdir: bool = True) -> None:
     """Write ``data`` to ``path`` so a crash leaves either the old file or the new one."""
     with atomic_open(path, mkdir=mkdir) as f:
         f.write(data)
+
+
+def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
+    """Write each ``(path, data)``: nothing is renamed into place until every new content
+    is on disk beside its target, so an error while writing leaves every target as it
+    was. (The renames themselves follow one another; a crash between two of them can
+    leave some files new and some old, never a half-written one.)"""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files:
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            staged.append((tmp, path))
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+    for folder in {path.parent for path, _ in files}:
+        fsync_dir(folder)
 
 
 class AtomicDir:

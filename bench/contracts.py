@@ -1,0 +1,191 @@
+"""Tool contracts: importing a large OpenAPI document, next to reading and meta-checking
+the same document with json and jsonschema alone.
+
+Input: ``_openapigen.py``'s seeded OpenAPI 3.1 document of ``--operations`` operations
+(default 2,000: about 400 resources over shared components, a recursive one among
+them), or your own with ``--input FILE``. Each method runs ``--repeat`` times (default
+3), interleaved, each run in a fresh interpreter that has imported what it needs before
+the clock starts; the median is printed.
+
+- ``import``: ``workbench.contracts.read_tools([FILE])``: parse, one descriptor per
+  operation with its components under its own ``$defs``, each descriptor checked
+  against the descriptor schema and its input and output as JSON Schema.
+- ``baseline``: ``json.load`` and jsonschema's own ``check_schema`` (2020-12) once on
+  every schema the document holds (each component, each operation's parameter, body
+  and response schemas): what reading and checking it takes with no descriptor built.
+- ``lint``: ``lint`` of the imported descriptors for all four providers (import not
+  timed).
+- ``diff``: two 500-tool manifests diffed (``diff_manifests`` below; measured once the
+  contract diff exists).
+
+Target: import of 2,000 operations in **< 5 s**. The ratio printed is import / baseline.
+
+    python bench/contracts.py [--operations 2000] [--input FILE] [--repeat 3] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from _measure import ChildFailed, finish, measure
+
+TARGET_IMPORT_SECONDS = 5.0
+METHODS = ("import", "baseline", "lint", "diff")
+
+
+def _quiet_imports() -> None:
+    # as the CLI does: the IRI grammar jsonschema compiles where rfc3987-syntax is
+    # installed is never used for these checks
+    sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[arg-type]
+
+
+def _schemas(doc: dict[str, Any]) -> list[Any]:
+    """Every schema an OpenAPI document holds in the places an importer reads."""
+    found = list(((doc.get("components") or {}).get("schemas") or {}).values())
+    for item in (doc.get("paths") or {}).values():
+        for op in item.values() if isinstance(item, dict) else ():
+            if not isinstance(op, dict):
+                continue
+            for p in op.get("parameters") or []:
+                if isinstance(p, dict) and "schema" in p:
+                    found.append(p["schema"])
+            bodies = [op.get("requestBody") or {}, *(op.get("responses") or {}).values()]
+            for b in bodies:
+                for media in (b.get("content") or {}).values() if isinstance(b, dict) else ():
+                    if isinstance(media, dict) and "schema" in media:
+                        found.append(media["schema"])
+    return found
+
+
+def run_import(path: Path) -> dict[str, Any]:
+    _quiet_imports()
+    from workbench.contracts import read_tools
+
+    t0 = time.perf_counter()
+    tools = read_tools([path])
+    return {"seconds": time.perf_counter() - t0, "tools": len(tools)}
+
+
+def run_baseline(path: Path) -> dict[str, Any]:
+    _quiet_imports()
+    import jsonschema
+
+    t0 = time.perf_counter()
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    schemas = _schemas(doc)
+    for s in schemas:
+        jsonschema.Draft202012Validator.check_schema(s)
+    return {"seconds": time.perf_counter() - t0, "schemas": len(schemas)}
+
+
+def run_lint(path: Path) -> dict[str, Any]:
+    _quiet_imports()
+    from workbench.contracts import lint, read_tools
+
+    tools = read_tools([path])
+    t0 = time.perf_counter()
+    problems = lint(tools.values())
+    return {"seconds": time.perf_counter() - t0, "tools": len(tools), "problems": len(problems)}
+
+
+# --- contract diff: two 500-tool manifests -------------------------------------------
+# The contract diff's own row. Until workbench.contracts can diff two tool sets this
+# measures nothing; when it can, build two 500-tool manifests here (a seeded set and the
+# same with a few percent of fields changed, renamed and removed) and time the diff.
+def diff_manifests(path: Path) -> dict[str, Any] | None:
+    """Seconds to diff two 500-tool manifests, or None while there is no contract diff."""
+    return None
+
+
+def _child(method: str, path: Path) -> dict[str, Any] | None:
+    if method == "diff":
+        return diff_manifests(path)
+    return {"import": run_import, "baseline": run_baseline, "lint": run_lint}[method](path)
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    tmp = None
+    if args.input:
+        path = Path(args.input)
+    else:
+        from _openapigen import generate
+
+        tmp = tempfile.TemporaryDirectory(prefix="wb-contracts-")
+        path = Path(tmp.name) / "api.json"
+        path.write_text(json.dumps(generate(args.operations, args.seed)), encoding="utf-8")
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in METHODS}
+    failures: list[str] = []
+    try:
+        for _ in range(args.repeat):
+            for m in METHODS:
+                cmd = [sys.executable, __file__, "--one", m, "--input", str(path)]
+                try:
+                    res = measure(cmd, m)
+                except ChildFailed as exc:
+                    failures.append(str(exc))
+                    continue
+                if res.get("seconds") is not None:
+                    runs[m].append(res)
+    finally:
+        size = path.stat().st_size
+        if tmp is not None:
+            tmp.cleanup()
+    rows = {m: {**rs[0], "seconds": statistics.median(r["seconds"] for r in rs),
+                "peak_rss_mb": max(r["peak_rss_mb"] for r in rs)}
+            for m, rs in runs.items() if rs}
+    ratio = (rows["import"]["seconds"] / rows["baseline"]["seconds"]
+             if "import" in rows and "baseline" in rows else None)
+    return {"operations": rows.get("import", {}).get("tools"), "bytes": size,
+            "repeat": args.repeat, "rows": rows, "ratio_import_baseline": ratio,
+            "target_met": rows["import"]["seconds"] < TARGET_IMPORT_SECONDS
+            if "import" in rows else None, "failures": failures}
+
+
+def report(doc: dict[str, Any]) -> None:
+    print(f"OpenAPI document: {doc['operations']} operations, {doc['bytes'] / 1e6:.2f} MB; "
+          f"median of {doc['repeat']} runs, each in a fresh interpreter\n")
+    print(f"{'method':<10} {'seconds':>9} {'peak RSS':>10}  what")
+    what = {"import": lambda r: f"{r['tools']} descriptors",
+            "baseline": lambda r: f"{r['schemas']} schemas meta-checked",
+            "lint": lambda r: f"{r['problems']} problems over 4 providers"}
+    for m in METHODS:
+        r = doc["rows"].get(m)
+        if r is None:
+            print(f"{m:<10} {'-':>9} {'-':>10}  not measured" + (
+                " (no contract diff in this build)" if m == "diff" else ""))
+            continue
+        print(f"{m:<10} {r['seconds']:>9.3f} {r['peak_rss_mb']:>7,.0f} MB  "
+              f"{what.get(m, lambda r: '')(r)}")
+    if doc["ratio_import_baseline"] is not None:
+        print(f"\nratio (import / baseline): {doc['ratio_import_baseline']:.2f}x; import "
+              f"{doc['rows']['import']['seconds']:.3f} s (target < {TARGET_IMPORT_SECONDS:.0f} "
+              f"s: {'met' if doc['target_met'] else 'NOT met'})")
+    for line in doc["failures"]:
+        print("FAILED:", line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--operations", type=int, default=2000)
+    ap.add_argument("--input", metavar="FILE", help="an OpenAPI document of your own")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--one", choices=METHODS, help=argparse.SUPPRESS)  # one run, in a child
+    args = ap.parse_args(argv)
+    if args.one is not None:
+        print(json.dumps(_child(args.one, Path(args.input)) or {"seconds": None}))
+        return 0
+    return finish(run(args), args.json, report)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

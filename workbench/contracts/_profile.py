@@ -1,0 +1,187 @@
+"""What the provider profiles share: a problem, the report that collects them, the
+profile itself, and walking a schema to rebuild it in a provider's terms.
+
+A profile converts one descriptor to its provider's tool JSON and reports, on the way,
+every constraint the provider would drop or reject (``Problem``), each with the JSON
+path into the descriptor and what export does about it (``fix``):
+
+- ``lossless``: export rewrites it without changing what the tool accepts (a ``$ref``
+  inlined for Gemini, ``additionalProperties: false`` added for a strict mode);
+- ``lossy``: export can only drop or weaken it, which changes the contract; it refuses
+  unless ``--lossy``;
+- ``none``: nothing export can do (a name the provider refuses, a recursive schema where
+  recursion is not supported); it refuses;
+- ``per-request``: a limit on what one request may carry (Anthropic's 20 strict tools);
+  lint names it, export writes the tools and leaves the choice to the caller.
+
+Lint and export run the same conversion, so what lint names is exactly what export
+would change. docs/contracts.md ("Provider profiles, lint and export") has the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._descriptor import Descriptor
+from ._oas30 import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
+
+__all__ = ["FIXES", "SEVERITIES", "Problem", "Profile", "Report", "admits_null", "each",
+           "escape", "is_object", "nullable", "rebuild", "type_names"]
+
+SEVERITIES = ("reject", "drop")
+FIXES = ("lossless", "lossy", "none", "per-request")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One constraint a provider would drop or reject, in one tool."""
+
+    tool: str
+    provider: str
+    path: str        # JSON pointer into the descriptor: /input/properties/when/format
+    keyword: str
+    severity: str    # reject | drop
+    fix: str         # lossless | lossy | none | per-request
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"tool": self.tool, "provider": self.provider, "path": self.path,
+                "keyword": self.keyword, "severity": self.severity, "fix": self.fix,
+                "message": self.message}
+
+
+@dataclass
+class Report:
+    """The problems of one tool under one provider, as a conversion finds them."""
+
+    tool: str
+    provider: str
+    problems: list[Problem] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    def __call__(self, path: str, keyword: str, severity: str, fix: str, message: str, *,
+                 drop: bool = False) -> None:
+        """One problem; ``drop``: export drops the keyword's value, subschemas and all."""
+        self.problems.append(Problem(self.tool, self.provider, path, keyword, severity, fix,
+                                     message))
+        if drop:
+            self.dropped.append(path + "/")
+
+    def found(self) -> list[Problem]:
+        """The problems, each once, none inside a subschema export drops anyway."""
+        seen: set[tuple[str, str]] = set()
+        out = []
+        for p in self.problems:
+            if (p.path, p.keyword) in seen or any(p.path.startswith(d) for d in self.dropped):
+                continue
+            seen.add((p.path, p.keyword))
+            out.append(p)
+        return out
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A provider: how a descriptor becomes its tool JSON, and how a list of those
+    becomes the document its API takes."""
+
+    name: str
+    convert: Callable[[Descriptor, Report], dict[str, Any]]
+    document: Callable[[list[dict[str, Any]]], Any]
+    #: the descriptor fields its tool format carries; export lists the others as omitted
+    carries: tuple[str, ...]
+    #: problems of a whole set (per-request limits), given each tool's converted JSON
+    check_set: Callable[[list[tuple[Descriptor, dict[str, Any]]]], list[Problem]] | None = None
+
+
+def escape(name: str) -> str:
+    """A JSON pointer segment."""
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+Node = Callable[[Any, str], Any]
+
+
+def rebuild(schema: Any, path: str, node: Node) -> Any:
+    """``schema`` rebuilt bottom-up: every subschema's own subschemas first, then
+    ``node(copy, path)`` on it, which returns what replaces it. Paths are the original
+    schema's, so problems point at what the descriptor says."""
+    if not isinstance(schema, dict):
+        return node(schema, path)
+    out: dict[str, Any] = {}
+    for k, v in schema.items():
+        if k in SCHEMA_KEYWORDS and isinstance(v, dict | bool):
+            out[k] = rebuild(v, f"{path}/{k}", node)
+        elif k in LIST_KEYWORDS and isinstance(v, list):
+            out[k] = [rebuild(s, f"{path}/{k}/{i}", node) for i, s in enumerate(v)]
+        elif k in MAP_KEYWORDS and isinstance(v, dict):
+            out[k] = {n: rebuild(s, f"{path}/{k}/{escape(n)}", node) for n, s in v.items()}
+        else:
+            out[k] = v
+    return node(out, path)
+
+
+def type_names(schema: Any) -> list[str]:
+    if not isinstance(schema, dict):
+        return []
+    kind = schema.get("type")
+    return [kind] if isinstance(kind, str) else [t for t in kind if isinstance(t, str)] if (
+        isinstance(kind, list)) else []
+
+
+def is_object(schema: Any) -> bool:
+    """Whether a schema describes objects (says so, or has properties and no type)."""
+    kinds = type_names(schema)
+    return "object" in kinds or (not kinds and isinstance(schema, dict)
+                                 and "properties" in schema)
+
+
+def admits_null(schema: Any) -> bool:
+    """Whether ``null`` may be valid under ``schema`` as far as its own words show: a
+    type naming null, an enum or const holding it, a branch that does, or no
+    restriction at all."""
+    if schema is True or schema == {}:
+        return True
+    if not isinstance(schema, dict):
+        return False
+    if "null" in type_names(schema) or None in (schema.get("enum") or []):
+        return True
+    if "const" in schema:
+        return schema["const"] is None
+    branches = [*(schema.get("anyOf") or []), *(schema.get("oneOf") or [])]
+    if branches:
+        return any(admits_null(b) for b in branches)
+    return not (set(schema) & {"type", "enum", "$ref", "allOf", "not"})
+
+
+def nullable(schema: Any) -> Any:
+    """``schema`` that also admits null: itself when it does already, ``["T", "null"]``
+    where a type says it (and ``null`` added to an enum), else ``anyOf: [schema,
+    {type: null}]``."""
+    if admits_null(schema):
+        return schema
+    kinds = type_names(schema)
+    if kinds and isinstance(schema, dict) and "const" not in schema:
+        out = {**schema, "type": [*kinds, "null"]}
+        if isinstance(schema.get("enum"), list):
+            out["enum"] = [*schema["enum"], None]
+        return out
+    return {"anyOf": [schema, {"type": "null"}]}
+
+
+def each(schema: Any) -> Iterable[dict[str, Any]]:
+    """Every subschema of ``schema`` (itself included) that is an object."""
+    todo = [schema]
+    while todo:
+        s = todo.pop()
+        if not isinstance(s, dict):
+            continue
+        yield s
+        for k, v in s.items():
+            if k in SCHEMA_KEYWORDS:
+                todo.append(v)
+            elif k in LIST_KEYWORDS and isinstance(v, list):
+                todo.extend(v)
+            elif k in MAP_KEYWORDS and isinstance(v, dict):
+                todo.extend(v.values())
