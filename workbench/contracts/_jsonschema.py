@@ -80,9 +80,7 @@ def check_schema(schema: Any) -> str | None:
         return f"a schema is an object or a boolean, not {type(schema).__name__}"
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     if cls is jsonschema.Draft202012Validator:
-        # the compiled meta-schema answers in about a millisecond; only a schema it
-        # refuses is taken apart for jsonschema's own message and path
-        problem = None if is_schema(schema) else _check_parts(schema, "")
+        problem = _check_parts(schema, "")
     else:
         problem = _meta_problem(cls, schema, "")
     if problem is not None:
@@ -144,7 +142,8 @@ def _check_parts(schema: Any, at: str) -> str | None:
                          if isinstance(s, dict)]
         else:
             shallow[k] = v
-    problem = _meta_problem(None, shallow, at)
+    # the compiled meta-schema answers for the shallow part; jsonschema only words a refusal
+    problem = None if is_schema(shallow) else _meta_problem(None, shallow, at)
     for where, child in children:
         problem = problem or _check_parts(child, where)
     if problem is None:
