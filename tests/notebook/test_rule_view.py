@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import EXAMPLES
 from workbench.notebook import RuleView, TraceView
 from workbench.rules import load_rules
 
@@ -101,3 +102,16 @@ def test_bad_inputs(store, tmp_path):
     view.run()
     with pytest.raises(IndexError):
         view.select_finding(5)
+
+
+def test_contracts_run_beside_the_rules(store):
+    """Given the projects contracts, a run lists the contract findings with the rule
+    findings, grouped and selectable the same way (store-wide and for one trace)."""
+    contracts = EXAMPLES / "contracts" / "projects-v2"
+    view = RuleView(store, TRACE, rules=RULES, contracts=contracts)
+    found = view.run()
+    assert [f.rule for f in found if f.rule.startswith("contract/")] == [
+        "contract/undeclared-argument"]
+    assert "contract/undeclared-argument" in [g.rule for g in view.groups]
+    in_memory = RuleView(store.trace(TRACE), rules=RULES, contracts=contracts)
+    assert [f.key() for f in in_memory.run()] == [f.key() for f in found]

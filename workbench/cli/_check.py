@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..model import dumps
 from ..rules import ENGINES, check, junit, load_rules, sarif
-from ..store import Store, atomic_write, resolve_store_path, to_rows
+from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
+from ._output import report_path, write_report
 from ._render import render_table
 
 RAW = argparse.RawDescriptionHelpFormatter
@@ -49,14 +49,13 @@ def register(sub: Any) -> None:
 
 
 def run_check(args: argparse.Namespace) -> int:
+    sarif_out, junit_out = report_path("--sarif", args.sarif), report_path("--junit", args.junit)
     rules = load_rules(args.rules)
     store = Store(resolve_store_path(args.store))
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
                    record=not args.no_record)
-    if args.sarif:
-        atomic_write(Path(args.sarif), dumps(sarif(result)).encode(), mkdir=False)
-    if args.junit:
-        atomic_write(Path(args.junit), junit(result), mkdir=False)
+    write_report(sarif_out, dumps(sarif(result)).encode())
+    write_report(junit_out, junit(result))
 
     def text() -> str:
         lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..contracts import ContractDiff, diff_contracts, diff_sarif
-from ..model import UsageError, dumps
+from ..model import dumps
 from ._main import common, emit
+from ._output import report_path, write_report
 
 RAW = argparse.RawDescriptionHelpFormatter
 FAIL_ON = ("error", "warn")
@@ -40,21 +40,6 @@ def register_action(actions: Any) -> None:
     p.set_defaults(func=run_diff)
 
 
-def _check_out(path: str) -> Path:
-    out = Path(path)
-    if out.is_dir():
-        raise UsageError(f"--sarif {out} is a folder", hint="give a file name, e.g. diff.sarif")
-    if not out.parent.is_dir():
-        raise UsageError(f"--sarif {out}: its folder does not exist",
-                         hint="create the folder first")
-    return out
-
-
-def _write(out: Path, data: bytes) -> None:
-    from ..store import atomic_write
-    atomic_write(out, data, mkdir=False)
-
-
 def _text(result: ContractDiff) -> str:
     lines = []
     for c in result.changes:
@@ -69,9 +54,8 @@ def _text(result: ContractDiff) -> str:
 
 
 def run_diff(args: argparse.Namespace) -> int:
-    out = _check_out(args.sarif) if args.sarif else None
+    out = report_path("--sarif", args.sarif)
     result = diff_contracts(args.old, args.new, args.consumer)
-    if out is not None:
-        _write(out, dumps(diff_sarif(result)).encode())
+    write_report(out, dumps(diff_sarif(result)).encode())
     emit(args, {**result.to_dict(), "fail_on": args.fail_on}, lambda: _text(result))
     return 1 if result.reaches(args.fail_on) else 0

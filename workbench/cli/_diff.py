@@ -18,8 +18,9 @@ from ..diff import (
 from ..ingest import read_trace
 from ..model import InputError, NotFoundError, Trace, UsageError
 from ..rules import load_rules
-from ..store import Store, atomic_write, resolve_store_path
+from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
+from ._output import report_path, write_report
 
 RAW = argparse.RawDescriptionHelpFormatter
 DEFAULT_OUT = "shadow-out"
@@ -97,24 +98,14 @@ def _operand(text: str, which: str, args: argparse.Namespace) -> Trace:
     return store.trace(store.resolve_trace_id(text))
 
 
-def _write(path: str, text: str) -> None:
-    out = Path(path)
-    if out.is_dir():
-        raise UsageError(f"--html {out} is a folder", hint="give a file name, e.g. diff.html")
-    try:
-        atomic_write(out, text.encode("utf-8"), mkdir=False)
-    except FileNotFoundError:
-        raise UsageError(f"--html {out}: its folder does not exist",
-                         hint="create the folder first") from None
-
-
 def run_diff(args: argparse.Namespace) -> int:
+    html_out = report_path("--html", args.html)
     canon = _canon(args.canon)
     rules = load_rules(args.rules) if args.rules else None
     a, b = _operand(args.a, "A", args), _operand(args.b, "B", args)
     result = diff_traces(a, b, canon, rules)
     if args.html:
-        _write(args.html, render_html(result, a, b))
+        write_report(html_out, render_html(result, a, b).encode("utf-8"))
     emit(args, result.to_dict(), lambda: render_diff(result))
     return 0 if result.same else 1
 

@@ -8,6 +8,10 @@ rule's findings and recorded in the same ``findings`` table:
 - ``contract/unknown-tool``: the agent called a tool no descriptor describes;
 - ``contract/input``: the arguments break the input schema (a required field missing,
   a wrong type, a property a closed model refuses, a value outside an enum …);
+- ``contract/undeclared-argument``: an argument the input schema does not declare,
+  under an open content model (no ``additionalProperties``). JSON Schema lets it
+  through, but a tool does nothing with it: the agent believes it filtered by
+  ``owner`` while the tool, which now reads ``owner_id``, filtered by nothing;
 - ``contract/output``: a successful result breaks the output schema;
 - ``contract/error-envelope``: a failed call's error code is not one the envelope lists;
 - ``contract/idempotency-key``: a write whose descriptor requires an idempotency key
@@ -26,26 +30,29 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Path, parse_path
+from ..model import Path, Trace, parse_path
 from ..model import loads as json_loads
 from ..rules import Finding, shape
 from ..store import Store
 from ._consumer import Consumer
 from ._descriptor import Descriptor, ToolSet
 
-__all__ = ["CONTRACT_RULES", "Call", "ContractCheck", "check_calls", "check_contracts",
-           "consumer_reads"]
+__all__ = ["CONTRACT_RULES", "Call", "ContractCheck", "calls_of", "check_calls",
+           "check_contracts", "consumer_reads"]
 
 #: the rule ids of contract findings, their severity and what each means
 CONTRACT_RULES: dict[str, tuple[str, str]] = {
     "contract/unknown-tool": ("error", "the agent called a tool no descriptor describes"),
     "contract/input": ("error", "the arguments break the tool's input schema"),
+    "contract/undeclared-argument": ("error", "an argument the tool's input schema does not "
+                                              "declare (a tool ignores it)"),
     "contract/output": ("error", "a successful result breaks the tool's output schema"),
     "contract/error-envelope": ("error", "an error code outside the tool's error envelope"),
     "contract/idempotency-key": ("error", "a write without its required idempotency key"),
@@ -153,6 +160,30 @@ def _complaint(keyword: str, e: Any, at: str) -> str:
     return f"{at} breaks the contract's {keyword}"
 
 
+def _undeclared(d: Descriptor, c: Call) -> list[Finding]:
+    """Top-level arguments an open object schema does not declare."""
+    schema = d.input
+    if (not isinstance(schema, dict) or not isinstance(c.args, dict)
+            or "additionalProperties" in schema or "unevaluatedProperties" in schema
+            or not isinstance(schema.get("properties"), dict)):
+        return []
+    declared = dict(schema["properties"])
+    if d.idempotency is not None and d.idempotency.where == "arg":
+        declared.setdefault(d.idempotency.name.split(".")[0], True)
+    patterns = [p for p in schema.get("patternProperties") or {} if isinstance(p, str)]
+    out = []
+    for name in c.args:
+        if name in declared or any(re.search(p, name) for p in patterns):
+            continue
+        known = ", ".join(sorted(declared)) or "none"
+        out.append(_finding("contract/undeclared-argument", c,
+                            f"{c.name} at step {c.seq}: args.{name} is not an argument the "
+                            f"contract declares, so the tool acts as if it were not sent "
+                            f"(arguments: {known})",
+                            {"args": sorted(declared)}, {"args": sorted(c.args)}))
+    return out
+
+
 def _idempotency_present(d: Descriptor, args: Any) -> bool:
     assert d.idempotency is not None
     where, name = d.idempotency.where, d.idempotency.name
@@ -184,6 +215,7 @@ def check_calls(calls: Iterable[Call], tools: ToolSet) -> list[Finding]:
             out.append(_finding("contract/deprecated", c, f"{c.name} at step {c.seq} is "
                                 f"deprecated{since}{instead}"))
         out += _schema_findings("contract/input", "args", d.input, c.args, c)
+        out += _undeclared(d, c)
         if c.status != "error":
             out += _schema_findings("contract/output", "result", d.output, c.result, c)
         elif d.errors is not None and d.errors.codes:
@@ -229,6 +261,12 @@ def consumer_reads(calls: Sequence[Call], consumers: Iterable[Consumer]) -> list
                         {"reads": dep.path}, {"result": shape(first.result)},
                         values=(str(len(mine)),)))
     return out
+
+
+def calls_of(trace: Trace) -> list[Call]:
+    """The tool calls of one trace in memory, in step order."""
+    return [Call(e.trace_id, e.event_id, e.seq, e.name, e.status, e.args, e.result, e.error)
+            for e in trace.events if e.kind == "tool_call"]
 
 
 def _calls(store: Store, trace_ids: Sequence[str] | None) -> Iterator[Call]:

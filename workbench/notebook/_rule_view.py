@@ -17,6 +17,7 @@ from typing import Any
 import ipywidgets as w
 import traitlets as t
 
+from ..contracts import ToolSet, calls_of, check_calls, check_contracts, read_tools
 from ..model import Trace, WorkbenchError
 from ..rules import Finding, RuleSet, check, check_trace, parse_rules
 from ..store import Store
@@ -67,7 +68,8 @@ def _rules_text(rules: str | os.PathLike[str] | RuleSet) -> tuple[str, str, Path
 
 class RuleView(View):
     """Rules (an editable text and a pick list), a Run button, findings grouped by
-    signature. State: ``findings`` and ``groups`` of the last run, ``selected`` (index
+    signature; with ``contracts`` (descriptors: a path or a ``ToolSet``) each run also
+    holds the tool calls to them, as ``contract check`` does. State: ``findings`` and ``groups`` of the last run, ``selected`` (index
     into ``findings``), ``error`` (the last error's text, empty when none)."""
 
     selected = t.Int(None, allow_none=True)
@@ -76,6 +78,7 @@ class RuleView(View):
 
     def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
                  rules: str | os.PathLike[str] | RuleSet,
+                 contracts: str | os.PathLike[str] | ToolSet | None = None,
                  trace_view: TraceView | None = None, record: bool = False) -> None:
         super().__init__()
         self.store: Store | None = None
@@ -86,6 +89,9 @@ class RuleView(View):
             self.trace_source = TraceSource.of(source, trace_id)
             self.store = self.trace_source.store
         self.trace_view, self.record = trace_view, record
+        # tool contracts, held to the same traces on every run (`contract check`)
+        self.tools: ToolSet | None = (
+            read_tools([contracts]) if isinstance(contracts, str | os.PathLike) else contracts)
         text, self.rules_source, self.base = _rules_text(rules)
         self._original = text
         self.ruleset: RuleSet | None = None
@@ -177,10 +183,16 @@ class RuleView(View):
 
     def _check(self, ruleset: RuleSet) -> list[Finding]:
         if self.trace_source is not None and self.trace_source.store is None:
-            return check_trace(self.trace_source.trace(), ruleset)
+            trace = self.trace_source.trace()
+            found = check_trace(trace, ruleset)
+            return found + (check_calls(calls_of(trace), self.tools) if self.tools else [])
         assert self.store is not None
         ids = [self.trace_source.trace_id] if self.trace_source is not None else None
-        return check(self.store, ruleset, trace_ids=ids, record=self.record).findings
+        found = check(self.store, ruleset, trace_ids=ids, record=self.record).findings
+        if self.tools:
+            found += check_contracts(self.store, self.tools, trace_ids=ids,
+                                     record=self.record).findings
+        return found
 
     def _fail(self, exc: WorkbenchError) -> None:
         self.error = f"error[{exc.code}]: {exc.message}"

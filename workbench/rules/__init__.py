@@ -7,7 +7,15 @@ from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
 from ._python import PythonEngine, check_trace
-from ._report import SARIF_LEVEL, junit, sarif, sarif_log
+from ._report import (
+    SARIF_LEVEL,
+    ReportRule,
+    junit,
+    junit_findings,
+    sarif,
+    sarif_findings,
+    sarif_log,
+)
 from ._rule import BodyPaths, Rule, RuleBody, RuleSet
 from ._sql import DuckDBEngine
 from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
@@ -31,6 +39,7 @@ __all__ = [
     "Never",
     "Order",
     "PythonEngine",
+    "ReportRule",
     "Rule",
     "RuleBody",
     "RuleSet",
@@ -42,9 +51,11 @@ __all__ = [
     "check",
     "check_trace",
     "junit",
+    "junit_findings",
     "load_rules",
     "parse_rules",
     "sarif",
+    "sarif_findings",
     "sarif_log",
     "sel",
     "shape",

@@ -150,3 +150,24 @@ def test_a_clean_trace_has_no_findings(tmp_path):
     ingest([src], s, redact=False)
     result = check_contracts(s, TOOLS)
     assert result.findings == [] and not result.recorded and result.calls_checked == 1
+
+
+def test_an_argument_an_open_schema_does_not_declare_is_named(tmp_path):
+    """The incident's own shape: the filter was renamed, the agent still sends the old
+    name, JSON Schema lets it through an open model, and the tool filters by nothing."""
+    v2 = Descriptor("list_projects", side_effect="read_only", input={
+        "type": "object", "properties": {"owner_id": {"type": "string"},
+                                         "stale": {"type": "boolean"}},
+        "patternProperties": {"^x-": {}}})
+    src = tmp_path / "t.jsonl"
+    src.write_text(json.dumps(_event(2, "list_projects", {"owner": "team-a", "stale": True,
+                                                          "x-trace": "1"}, {"items": []})) + "\n")
+    s = Store(tmp_path / "s")
+    ingest([src], s, redact=False)
+    found = check_contracts(s, ToolSet([v2]), record=False).findings
+    assert [(f.rule, f.message) for f in found] == [(
+        "contract/undeclared-argument",
+        "list_projects at step 2: args.owner is not an argument the contract declares, so "
+        "the tool acts as if it were not sent (arguments: owner_id, stale)")]
+    closed = Descriptor("list_projects", input={**v2.input, "additionalProperties": True})
+    assert check_contracts(s, ToolSet([closed]), record=False).findings == []
