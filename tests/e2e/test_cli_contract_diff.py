@@ -147,7 +147,7 @@ def test_a_bad_consumer_names_file_line_tool_and_path(capsys, tmp_path, old):
     c = _consumer(tmp_path / "c.yaml", {"projects.list": {"reads": ["result.items[*].owner_name"]}})
     code, _, err = run(capsys, "contract", "diff", old, old, "--consumer", c)
     assert code == 2
-    assert err.startswith(f"error[CONSUMER_INVALID]: {c}:") and "tool projects.list" in err
+    assert err.startswith(f"error[CONSUMER_INVALID]: {c} line ") and "tool projects.list" in err
     assert "path result.items[*].owner_name" in err
 
 

@@ -32,12 +32,10 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol
 
-import yaml
-
-from ..model import STAR, NotFoundError, PathSyntaxError, parse_path
+from ..config import ConfigFile, Node
+from ..model import STAR, PathSyntaxError, parse_path
 from ._descriptor import Descriptor
 from ._errors import ConsumerError
 from ._schemanorm import shape, value_key
@@ -140,16 +138,20 @@ def consumer_findings(changes: Sequence[_ChangeLike],
 
 # --- reading -----------------------------------------------------------------------------
 
-def _lines(node: Any, at: tuple[Any, ...], out: dict[tuple[Any, ...], int]) -> None:
-    out.setdefault(at, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            key = (*at, k.value)
-            out[key] = k.start_mark.line + 1
-            _lines(v, key, out)
-    elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value):
-            _lines(v, (*at, i), out)
+_FILE = ConfigFile("consumer contract", ConsumerError, keys=("consumer", "tools"),
+                   shape="a consumer contract is a mapping with `version: 1`, `consumer` and "
+                         "`tools`")
+
+
+def _lines(node: Node, at: tuple[Any, ...], out: dict[tuple[Any, ...], int]) -> None:
+    """The line of every key, value and item, by its path in the document."""
+    out.setdefault(at, node.line)
+    for k, v in node.entries():
+        key = (*at, k.value)
+        out[key] = k.line
+        _lines(v, key, out)
+    for i, v in enumerate(node.items()):
+        _lines(v, (*at, i), out)
 
 
 class _Reader:
@@ -160,11 +162,9 @@ class _Reader:
              path: str | None = None, line: int | None = None) -> ConsumerError:
         line = line or next((self.lines[at[:i]] for i in range(len(at), -1, -1)
                              if at[:i] in self.lines), None)
-        where = f"{self.file}:{line}" if line else self.file
         what = ", ".join(x for x in (f"consumer {self.name}", tool and f"tool {tool}",
                                      path and f"path {path}") if x)
-        return ConsumerError(f"{where}: {what}: {text}", file=self.file, tool=tool,
-                             path=path, line=line)
+        return _FILE.error(self.file, text, line, part=what, tool=tool, path=path)
 
     def paths(self, tool: str, at: tuple[Any, ...], value: Any, root: str) -> list[str]:
         items = [value] if isinstance(value, str) else value
@@ -244,14 +244,8 @@ def _paging(r: _Reader, tool: str, spec: dict[str, Any]) -> list[Dependency]:
 def parse_consumer(text: str, file: str,
                    tools: Mapping[str, Descriptor] | None = None) -> Consumer:
     """A consumer contract from its YAML text; checked against ``tools`` when given."""
-    try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConsumerError(f"{file}{line}: not YAML ({getattr(exc, 'problem', None) or exc})",
-                            file=file) from None
+    node = _FILE.parse_yaml(text, file)
+    doc = None if node is None else node.value
     lines: dict[tuple[Any, ...], int] = {}
     if node is not None:
         _lines(node, (), lines)
@@ -277,15 +271,7 @@ def parse_consumer(text: str, file: str,
 def load_consumer(path: str | os.PathLike[str],
                   tools: Mapping[str, Descriptor] | None = None) -> Consumer:
     """The consumer contract in a file, checked against ``tools`` when given."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise NotFoundError(f"no such file: {p}", code="FILE_NOT_FOUND",
-                            hint="check the path", file=str(p)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConsumerError(f"{p}: cannot read it ({exc})", file=str(p)) from None
-    return parse_consumer(text, str(p), tools)
+    return parse_consumer(_FILE.read(path), str(path), tools)
 
 
 # --- checking against the tools ----------------------------------------------------------

@@ -15,6 +15,7 @@ and where there is one the tool and the path inside it::
 
 from __future__ import annotations
 
+from ..config import ConfigError
 from ..model import InputError
 
 __all__ = ["ConsumerError", "ContractError", "ContractVersionError", "DescriptorExistsError",
@@ -52,7 +53,7 @@ class UnknownSourceError(ContractError):
                     "OpenAI, Anthropic and Gemini tool lists, and OpenAPI 3.x documents")
 
 
-class ConsumerError(ContractError):
+class ConsumerError(ContractError, ConfigError):
     """A consumer contract that names a tool, a path or a value it cannot depend on."""
 
     code = "CONSUMER_INVALID"

@@ -69,8 +69,9 @@ def _rules_text(rules: str | os.PathLike[str] | RuleSet) -> tuple[str, str, Path
 class RuleView(View):
     """Rules (an editable text and a pick list), a Run button, findings grouped by
     signature; with ``contracts`` (descriptors: a path or a ``ToolSet``) each run also
-    holds the tool calls to them, as ``contract check`` does. State: ``findings`` and ``groups`` of the last run, ``selected`` (index
-    into ``findings``), ``error`` (the last error's text, empty when none)."""
+    holds the tool calls to them, as ``contract check`` does. State: ``findings`` and
+    ``groups`` of the last run, ``selected`` (index into ``findings``), ``error`` (the
+    last error's text, empty when none)."""
 
     selected = t.Int(None, allow_none=True)
     error = t.Unicode("")

@@ -11,7 +11,6 @@ from workbench.contracts import (
     descriptor_from_dict,
     parse_consumer,
 )
-from workbench.model import NotFoundError
 
 LIST = descriptor_from_dict({
     "version": 1, "tool": "projects.list", "side_effect": "read_only",
@@ -67,11 +66,11 @@ def test_a_consumer_contract_reads_into_dependencies_with_lines():
 
 @pytest.mark.parametrize(("text", "words"), [
     ("version: 1\nconsumer: x\ntools:\n  projects.lst: {}\n",
-     "x.yaml:4: consumer x, tool projects.lst: the tools it was checked against do not describe"),
+     "x.yaml line 4, consumer x, tool projects.lst: the tools it was checked against do not describe"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    reads: [result.items.owner]\n",
-     "x.yaml:5: consumer x, tool projects.list, path result.items.owner: the tool's schema declares no such path"),
+     "x.yaml line 5, consumer x, tool projects.list, path result.items.owner: the tool's schema declares no such path"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    reads:\n      - result.owner\n",
-     "x.yaml:6: consumer x, tool projects.list, path result.owner"),
+     "x.yaml line 6, consumer x, tool projects.list, path result.owner"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    sends: [args.owner_id]\n",
      "path args.owner_id: the tool's schema declares no such path"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    reads: [args.owner]\n",
@@ -81,12 +80,12 @@ def test_a_consumer_contract_reads_into_dependencies_with_lines():
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    retries_on: [timeout]\n",
      "error code 'timeout' is not in the tool's error envelope"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    readz: []\n",
-     "x.yaml:5: consumer x, tool projects.list: unknown key 'readz'"),
+     "x.yaml line 5, consumer x, tool projects.list: unknown key 'readz'"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    reads: [result..x]\n", "bad path"),
-    ("version: 2\nconsumer: x\ntools: {a: {}}\n", "x.yaml:1: consumer x: `version` must be 1"),
+    ("version: 2\nconsumer: x\ntools: {a: {}}\n", "x.yaml line 1, consumer x: `version` must be 1"),
     ("consumer: x\n", "a consumer contract is a mapping"),
     ("version: 1\nconsumer: x\ntools:\n  projects.list:\n    reads: [result.items[*].owner]\n",
-     "x.yaml:5: not YAML"),
+     "x.yaml line 5: not valid YAML"),
 ])
 def test_bad_consumer_contracts_name_file_line_tool_and_path(text, words):
     with pytest.raises(ConsumerError) as info:
@@ -102,8 +101,9 @@ def test_a_path_under_a_schema_that_says_nothing_cannot_be_checked_and_is_accept
 
 def test_a_missing_file_is_file_not_found(tmp_path):
     from workbench.contracts import load_consumer
-    with pytest.raises(NotFoundError):
+    with pytest.raises(ConsumerError) as info:  # as every configuration file says it
         load_consumer(tmp_path / "nope.yaml")
+    assert info.value.code == "FILE_NOT_FOUND"
 
 
 class _C:
