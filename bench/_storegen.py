@@ -317,7 +317,12 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
     bounds = con.execute("SELECT t, off, n FROM tr ORDER BY t").fetchall()
     ntr = len(bounds)
     written = 0
+    import pyarrow.parquet as pq
+
     with store.stage() as batch:
+        # DuckDB writes each file into the batch's scratch folder, where its size decides
+        # the cap; the batch then writes it into the store (the store's one write path)
+        scratch = batch.scratch().path
         lo = files = 0
         capped = False
         while lo < ntr and not capped:
@@ -325,7 +330,7 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
             while hi < ntr and bounds[hi][1] - bounds[lo][1] < EVENTS_PER_FILE:
                 hi += 1
             while True:
-                path = batch.path("events", f"{batch.id}-{files}.parquet")
+                path = scratch / f"events-{files}.parquet"
                 _write(con, _EVENTS.format(lo=lo, hi=hi, seed=int(seed), sec=SEC), path,
                        EVENTS)
                 size = path.stat().st_size
@@ -345,11 +350,13 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
                 break
             written += size
             files += 1
+            batch.write("events", pq.read_table(path, schema=EVENTS))
+            path.unlink()
             if log:
                 log(f"  events file {files}: traces {lo:,}-{hi - 1:,}, {size / 1e6:,.0f} MB")
             lo = hi
         kept = lo
-        tpath = batch.path("traces", f"{batch.id}.parquet")
+        tpath = scratch / "traces.parquet"
         _write(con, f"""
           SELECT trace_id, 'synthetic' AS source_format, 'synthetic' AS source_path,
                        '{sha}' AS source_sha256, now()::TIMESTAMPTZ AS ingested_at,
@@ -359,6 +366,7 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
                        '[]' AS tools, '{{"model":"claude-sonnet-4-5"}}' AS versions,
                        '{{}}' AS redaction, NULL::VARCHAR AS derived_from, '{{}}' AS attrs
                 FROM tr WHERE t < {kept} ORDER BY trace_id""", tpath, TRACES)
+        batch.write("traces", pq.read_table(tpath, schema=TRACES))
         ids = [r[0] for r in con.execute(f"SELECT trace_id FROM tr WHERE t < {kept} "
                                          "ORDER BY trace_id").fetchall()]
         con.close()
