@@ -1,0 +1,34 @@
+"""Contract invariants: eight rules any service with an OpenAPI contract can be held to,
+judged on recorded HTTP traffic (``check_invariants``) or on traffic a probe generates
+(``probe``). See docs/invariants.md."""
+
+from ._check import InvariantCheck, check_invariants, judge_trace, report_rules
+from ._errors import NoHTTPEventsError, OpenAPIError, ProbeRefusedError, UnknownInvariantError
+from ._http import Exchange, exchange_of, exchanges_of, store_exchanges
+from ._judge import INVARIANTS, Judged, judge, pick_invariants
+from ._openapi import Operation, Paging, Param, Spec, load_spec, parse_spec
+
+__all__ = [
+    "INVARIANTS",
+    "Exchange",
+    "InvariantCheck",
+    "Judged",
+    "NoHTTPEventsError",
+    "OpenAPIError",
+    "Operation",
+    "Paging",
+    "Param",
+    "ProbeRefusedError",
+    "Spec",
+    "UnknownInvariantError",
+    "check_invariants",
+    "exchange_of",
+    "exchanges_of",
+    "judge",
+    "judge_trace",
+    "load_spec",
+    "parse_spec",
+    "pick_invariants",
+    "report_rules",
+    "store_exchanges",
+]
