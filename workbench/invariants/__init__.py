@@ -2,11 +2,18 @@
 judged on recorded HTTP traffic (``check_invariants``) or on traffic a probe generates
 (``probe``). See docs/invariants.md."""
 
-from ._check import InvariantCheck, check_invariants, judge_trace, report_rules
+from ._check import (
+    InvariantCheck,
+    check_invariants,
+    judge_trace,
+    record_findings,
+    report_rules,
+)
 from ._errors import NoHTTPEventsError, OpenAPIError, ProbeRefusedError, UnknownInvariantError
 from ._http import Exchange, exchange_of, exchanges_of, store_exchanges
 from ._judge import INVARIANTS, Judged, judge, pick_invariants
 from ._openapi import Operation, Paging, Param, Spec, load_spec, parse_spec
+from ._probe import Probe, check_target, probe
 
 __all__ = [
     "INVARIANTS",
@@ -18,10 +25,12 @@ __all__ = [
     "Operation",
     "Paging",
     "Param",
+    "Probe",
     "ProbeRefusedError",
     "Spec",
     "UnknownInvariantError",
     "check_invariants",
+    "check_target",
     "exchange_of",
     "exchanges_of",
     "judge",
@@ -29,6 +38,8 @@ __all__ = [
     "load_spec",
     "parse_spec",
     "pick_invariants",
+    "probe",
+    "record_findings",
     "report_rules",
     "store_exchanges",
 ]

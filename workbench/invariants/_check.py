@@ -19,7 +19,8 @@ from ._http import exchanges_of, store_exchanges
 from ._judge import INVARIANTS, judge, pick_invariants
 from ._openapi import Spec
 
-__all__ = ["InvariantCheck", "check_invariants", "judge_trace", "report_rules"]
+__all__ = ["InvariantCheck", "check_invariants", "judge_trace", "record_findings",
+           "report_rules"]
 
 
 @dataclass
@@ -67,19 +68,16 @@ def judge_trace(trace: Trace, spec: Spec, only: Sequence[str] | None = None,
 def check_invariants(store: Store, spec: Spec, *, trace_ids: Sequence[str] | None = None,
                      only: Sequence[str] | None = None,
                      windows: Sequence[tuple[int, int]] = (), record: bool = True,
-                     source: str | None = None) -> InvariantCheck:
+                     source: str | None = None, require_http: bool = True) -> InvariantCheck:
     """Judge the chosen traces (default: all); ``NO_HTTP_EVENTS`` when they hold no
-    ``http`` event. Findings are recorded unless ``record`` is false."""
-    import pyarrow as pa
-
-    from ..model import FINDINGS
-
+    ``http`` event (unless ``require_http`` is false: ``check --invariants`` judges agent
+    traces too). Findings are recorded unless ``record`` is false."""
     started = time.perf_counter()
     names = pick_invariants(only)
     checked_at = dt.datetime.now(dt.UTC)
     ids = sorted(set(store.resolve_trace_ids(trace_ids))) if trace_ids else None
     judged = judge(store_exchanges(store, ids), spec, names, windows)
-    if judged.exchanges == 0:
+    if judged.exchanges == 0 and require_http:
         which = "the named traces hold" if ids else "the store holds"
         raise NoHTTPEventsError(f"{which} no HTTP events to judge", traces=ids or [])
     traces = len(ids) if ids is not None else len(store.trace_ids())
@@ -87,7 +85,17 @@ def check_invariants(store: Store, spec: Spec, *, trace_ids: Sequence[str] | Non
                             dict(judged.undocumented), names, uuid.uuid4().hex[:12],
                             checked_at, time.perf_counter() - started)
     if record and result.findings:
-        rows = [f.to_row(result.run_id, checked_at, source) for f in result.findings]
-        store.append("findings", pa.Table.from_pylist(rows, schema=FINDINGS))
+        record_findings(store, [f.to_row(result.run_id, checked_at, source)
+                                for f in result.findings])
         result.recorded = True
     return result
+
+
+def record_findings(store: Store, rows: list[dict[str, Any]]) -> None:
+    """Append finding rows (``Finding.to_row``) to the store's ``findings`` in one commit."""
+    import pyarrow as pa
+
+    from ..model import FINDINGS
+
+    if rows:
+        store.append("findings", pa.Table.from_pylist(rows, schema=FINDINGS))
