@@ -182,3 +182,99 @@ def test_bad_options_are_usage_errors(capsys, labelled_store):
                   ["--fault-window", "2024-05-02T00:00:00Z/2024-05-01T00:00:00Z"]):
         code, _, err = run(capsys, "invariants", doc_file, "--store", store, *extra)
         assert code == 2 and err.startswith("error[USAGE]: "), (extra, err)
+
+
+def _noisy(name: str) -> Case:
+    """A labelled case with reads of the list before, between and after its steps."""
+    base = next(c for c in CASES if c.name == name)
+    noise = {"method": "GET", "path": "/health", "status": 200, "resp": {"status": "up"},
+             "body": None, "query": {}, "headers": {}, "resp_headers": {}}
+    steps: list[dict[str, Any]] = []
+    for s in base.steps:
+        steps += [noise, noise, s]
+    return Case(name + "-noisy", [*steps, noise], base.expected)
+
+
+@pytest.mark.parametrize(("name", "invariant", "kept"), [
+    ("retry-second-order", "idempotent_retry", 2),
+    ("created-then-404-after-others", "read_your_write", 2),
+    ("walk-skips", "pagination", 3),
+])
+def test_minimize_keeps_what_the_finding_depends_on(capsys, tmp_path, name, invariant, kept):
+    case = _noisy(name)
+    f = tmp_path / "noisy.har"
+    f.write_text(json.dumps(har(case)))
+    store = tmp_path / "store"
+    code, out, _ = run(capsys, "ingest", f, "--store", store, "--json")
+    trace = json.loads(out)["traces"][0]["trace_id"]
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(DOC))
+    code, out, err = run(capsys, "minimize", trace, "--invariants", tmp_path / "openapi.yaml",
+                         "--rule", invariant, "--store", store, "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["rule"] == invariant and doc["one_minimal"] is True
+    assert doc["original_events"] == len(case.steps) and doc["kept_events"] == kept
+    code, out, _ = run(capsys, "invariants", tmp_path / "openapi.yaml", "--trace",
+                       doc["trace_id"], "--store", store, "--json", "--no-record",
+                       "--only", invariant)
+    assert code == 1 and [g["signature"] for g in json.loads(out)["findings"]] == [
+        doc["signature"]]
+
+
+def test_minimize_refuses_an_unknown_invariant_or_a_clean_trace(capsys, labelled_store):
+    store, by_trace = labelled_store
+    clean = next(t for t, c in by_trace.items() if c.name == "ok-409-reused-key")
+    doc_file = store.parent / "openapi.yaml"
+    before = snapshot(store)
+    code, _, err = run(capsys, "minimize", clean, "--invariants", doc_file, "--rule", "nope",
+                       "--store", store)
+    assert code == 2 and err.startswith("error[UNKNOWN_INVARIANT]: ")
+    code, _, err = run(capsys, "minimize", clean, "--invariants", doc_file, "--rule",
+                       "idempotent_retry", "--store", store)
+    assert code == 2 and err.startswith("error[NO_FINDING]: "), err
+    assert snapshot(store) == before
+
+
+def test_probe_records_a_trace_and_judges_it(capsys, tmp_path, monkeypatch):
+    from tests.unit.invariants.service import BUGS, TOKEN, serve
+    from tests.unit.invariants.service import DOC as SERVICE
+
+    doc_file = tmp_path / "service.yaml"
+    doc_file.write_text(yaml.safe_dump(SERVICE))
+    store = tmp_path / "store"
+    monkeypatch.setenv("ORDERS_TOKEN", TOKEN)
+    with serve(set(BUGS)) as url:
+        code, out, err = run(capsys, "probe", doc_file, "--target", url, "--writes", "--seed",
+                             "4", "--auth-env", "ORDERS_TOKEN", "--store", store, "--json")
+    assert code == 1, err
+    doc = json.loads(out)
+    assert doc["seed"] == 4 and doc["requests"] <= 300
+    assert {f["rule"] for f in doc["findings"]} >= {
+        "idempotent_retry", "pagination", "clean_refusal", "refuses_unknown_caller"}
+    assert all(f["trace_id"] == doc["trace_id"] for f in doc["findings"])
+    code, out, _ = run(capsys, "findings", "--store", store, "--json")
+    assert len(json.loads(out)["findings"]) == len(doc["findings"])
+    assert "probe-token" not in "".join(
+        p.read_bytes().decode("latin-1") for p in store.rglob("*") if p.is_file())
+    with serve() as url:
+        code, out, err = run(capsys, "probe", doc_file, "--target", url, "--writes",
+                             "--auth-env", "ORDERS_TOKEN", "--store", store, "--json")
+    assert code == 0 and json.loads(out)["findings"] == [], err
+
+
+@pytest.mark.parametrize(("argv", "code_name"), [
+    (["--target", "http://example.com:8080"], "PROBE_TARGET_REFUSED"),
+    (["--target", "http://127.0.0.1:9", "--operation", "POST /orders"],
+     "PROBE_WRITES_REFUSED"),
+    (["--target", "http://127.0.0.1:9", "--auth-env", "NO_SUCH_VARIABLE_HERE"], "USAGE"),
+    ([], "USAGE"),
+])
+def test_probe_bad_input_refused_nothing_written(capsys, tmp_path, argv, code_name):
+    from tests.unit.invariants.service import DOC as SERVICE
+
+    doc_file = tmp_path / "service.yaml"
+    doc_file.write_text(yaml.safe_dump(SERVICE))
+    store = tmp_path / "store"
+    code, out, err = run(capsys, "probe", doc_file, *argv, "--store", store)
+    assert code == 2 and err.startswith(f"error[{code_name}]: "), err
+    assert "Traceback" not in err and out == "" and not store.exists()

@@ -12,6 +12,7 @@ from ._check import (
 from ._errors import NoHTTPEventsError, OpenAPIError, ProbeRefusedError, UnknownInvariantError
 from ._http import Exchange, exchange_of, exchanges_of, store_exchanges
 from ._judge import INVARIANTS, Judged, judge, pick_invariants
+from ._minimize import InvariantOracle, minimize_invariant, pick_invariant_finding
 from ._openapi import Operation, Paging, Param, Spec, load_spec, parse_spec
 from ._probe import Probe, check_target, probe
 
@@ -19,6 +20,7 @@ __all__ = [
     "INVARIANTS",
     "Exchange",
     "InvariantCheck",
+    "InvariantOracle",
     "Judged",
     "NoHTTPEventsError",
     "OpenAPIError",
@@ -36,7 +38,9 @@ __all__ = [
     "judge",
     "judge_trace",
     "load_spec",
+    "minimize_invariant",
     "parse_spec",
+    "pick_invariant_finding",
     "pick_invariants",
     "probe",
     "record_findings",

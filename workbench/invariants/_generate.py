@@ -49,20 +49,38 @@ class Generator:
                 return self.strategy(target, defs)
         kind = schema.get("type")
         props = schema.get("properties")
-        if isinstance(props, dict) and kind in ("object", None, ["object", "null"]):
-            required = [k for k in schema.get("required") or () if k in props]
-            return st.fixed_dictionaries(
-                {k: self.strategy(props[k], defs) for k in required},
-                optional={k: self.strategy(v, defs) for k, v in props.items()
-                          if k not in required})
+        if kind == "object" or isinstance(props, dict):
+            return self._object(schema, props if isinstance(props, dict) else {}, defs)
         items = schema.get("items")
         if kind == "array" and isinstance(items, dict):
             return st.lists(self.strategy(items, defs), min_size=int(schema.get("minItems", 0)),
                             max_size=int(schema.get("maxItems", 4)))
         clean = {k: v for k, v in schema.items() if k != "$defs"}
+        bits = {"int32": 31, "int64": 63}.get(str(clean.get("format")))
+        if bits is not None:  # formats the package leaves to the caller: bounds say it
+            clean.setdefault("minimum", -(2 ** bits))
+            clean.setdefault("maximum", 2 ** bits - 1)
         if defs and "$ref" in str(clean):
             clean["$defs"] = defs
-        return self.hj.from_schema(clean)
+        return self.hj.from_schema(clean, custom_formats={
+            "uuid": st.uuids().map(str), "int32": st.just(""), "int64": st.just("")})
+
+    def _object(self, schema: dict[str, Any], props: dict[str, Any],
+                defs: dict[str, Any]) -> Any:
+        st = self.hyp.strategies
+        extra = schema.get("additionalProperties", True)
+        other = (self.strategy(extra, defs) if isinstance(extra, dict) else
+                 st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=8)))
+        required = [k for k in schema.get("required") or () if isinstance(k, str)]
+        obj = st.fixed_dictionaries(
+            {k: self.strategy(props[k], defs) if k in props else other for k in required},
+            optional={k: self.strategy(v, defs) for k, v in props.items()
+                      if k not in required})
+        if props or extra is False:
+            return obj
+        names = st.text(min_size=1, max_size=8).filter(lambda n: n not in required)
+        more = st.dictionaries(names, other, max_size=3)
+        return st.tuples(obj, more).map(lambda t: {**t[1], **t[0]})
 
     def draw(self, schema: Any, step: int) -> Any:
         """One value ``schema`` allows, the same for the same seed and step."""
