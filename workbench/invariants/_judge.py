@@ -87,6 +87,7 @@ def finding(name: str, ms: Sequence[Matched], message: str,
                    last.x.seq, last.op.name, message, expected or {}, act, values)
 
 
+_ANY_TEXT = {"type": "string"}
 _INT = re.compile(r"^-?\d+$")
 _NUM = re.compile(r"^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$")
 
@@ -114,6 +115,8 @@ def _candidates(v: Any) -> list[Any]:
 
 
 def _param_complaints(schema: Any, value: Any, at: str) -> list[Complaint]:
+    if isinstance(value, str) and (schema is None or schema == _ANY_TEXT):
+        return []
     best: list[Complaint] | None = None
     for c in _candidates(value):
         found = complaints(schema, c, at, limit=2)

@@ -111,8 +111,20 @@ def _fast(schema_json: str) -> Callable[[Any], Any] | None:
         return None
 
 
+_KEYS: dict[int, tuple[Any, str]] = {}
+
+
 def _key(schema: Any) -> str:
-    return dumps(schema)
+    """The schema's JSON text, cached by identity (an operation's schemas live as long as
+    its document; the entry holds the schema, so its id is never reused meanwhile)."""
+    hit = _KEYS.get(id(schema))
+    if hit is not None and hit[0] is schema:
+        return hit[1]
+    key = dumps(schema)
+    if len(_KEYS) > 100_000:
+        _KEYS.clear()
+    _KEYS[id(schema)] = (schema, key)
+    return key
 
 
 def is_valid(schema: Any, value: Any) -> bool:
