@@ -59,15 +59,17 @@ def _retry(ms: Sequence[Matched]) -> Iterable[Finding]:
         ref: Matched | None = None
         for m in group:
             st = m.x.status
+            if st is None:  # no answer: nothing to compare
+                continue
             if ref is None:
-                if st is not None and st < 500:
+                if st < 500:
                     ref = m
                 continue
             same = _canon(m.x.body) == _canon(ref.x.body)
             a, b = ref.x.seq, m.x.seq
             pair = [ref, m]
             if not same:
-                if st is not None and not 400 <= st < 500:
+                if not 400 <= st < 500:
                     yield finding("idempotent_retry", pair, f"{op} at step {b} reused the "
                                   f"Idempotency-Key of step {a} with another body and got "
                                   f"{st}; the key's first request must refuse it (4xx)",

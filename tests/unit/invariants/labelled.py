@@ -269,4 +269,9 @@ CASES = [
          x("GET", "/orders/o1", 200, order(created_at="«date:77aa»"))),
     case("ok-undocumented-not-judged", set(), x("GET", "/metrics", 500, {"x": 1})),
     case("ok-no-answer", set(), x("POST", "/orders", None, None, body={"sku": 1})),
+    case("ok-retry-after-no-answer", set(),
+         x("POST", "/orders", None, None, body=NEW, headers=key()),
+         x("POST", "/orders", 201, order("o1"), body=NEW, headers=key()),
+         x("POST", "/orders", None, None, body=NEW, headers=key()),
+         x("POST", "/orders", 201, order("o1"), body=NEW, headers=key())),
 ]
