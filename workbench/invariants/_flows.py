@@ -4,8 +4,10 @@ and ``read_your_write`` (docs/invariants.md)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import orjson
 
@@ -106,7 +108,7 @@ def _items(body: Any, paging: Paging | None) -> list[Any] | None:
     return lists[0] if len(lists) == 1 else None
 
 
-def _next(body: Any, paging: Paging | None) -> str | None:
+def _next_in(body: Any, paging: Paging | None) -> str | None:
     boxes = [body] + ([v for v in body.values() if isinstance(v, dict)]
                       if isinstance(body, dict) else [])
     keys = ([paging.next] if paging is not None and paging.next else []) + list(_NEXT_KEYS)
@@ -117,6 +119,33 @@ def _next(body: Any, paging: Paging | None) -> str | None:
                 if isinstance(v, str | int) and not isinstance(v, bool) and v != "":
                     return str(v)
     return None
+
+
+_LINK_NEXT = re.compile(r'<([^>]*)>\s*;[^,]*\brel="?next"?', re.I)
+
+
+def _next(m: Matched) -> str | None:
+    """The next page's cursor an answer gives: a field of its body (``next_cursor``,
+    ``x-pagination``'s ``next`` …), else a ``Link: <…>; rel="next"`` header."""
+    found = _next_in(m.x.resp_body, m.op.paging)
+    if found is None:
+        link = _LINK_NEXT.search(m.x.header("link", True) or "")
+        found = link.group(1) if link else None
+    return found
+
+
+def _query_of(nxt: str) -> dict[str, str]:
+    """The query of a next link given as a URL or a path (``/orders?cursor=c2``)."""
+    if "?" not in nxt:
+        return {}
+    return dict(parse_qsl(urlsplit(nxt).query, keep_blank_values=True))
+
+
+def _links(nxt: str | None, cursor: str, value: Any) -> bool:
+    """Whether a request's cursor ``value`` follows the answer whose next is ``nxt``."""
+    if nxt is None or value is None:
+        return False
+    return nxt == str(value) or _query_of(nxt).get(cursor) == str(value)
 
 
 def _item_key(item: Any) -> str:
@@ -134,9 +163,10 @@ def _cursor_of(ms: Sequence[Matched]) -> tuple[str, bool] | None:
     prev: Matched | None = None
     for m in ms:
         if prev is not None and _ok(prev):
-            nxt = _next(prev.x.resp_body, None)
+            nxt = _next(prev)
             for name, v in m.x.query.items():
-                if nxt is not None and v == nxt and (name in CURSOR_NAMES or name != "limit"):
+                if name != "limit" and _links(nxt, name, v) and (
+                        name in CURSOR_NAMES or v != prev.x.query.get(name)):
                     return name, False
         prev = m
     return None
@@ -152,7 +182,7 @@ def _walks(ms: Sequence[Matched], cursor: str) -> list[list[Matched]]:
             walks.append([m])
             continue
         for w in reversed(walks):
-            if _next(w[-1].x.resp_body, w[-1].op.paging) == str(c):
+            if _links(_next(w[-1]), cursor, c):
                 w.append(m)
                 break
     return walks
@@ -195,14 +225,14 @@ def _walk_findings(op: str, w: list[Matched], walks: list[list[Matched]], cursor
             return
         for k in map(_item_key, page):
             seen[k] = m.x.seq
-    if len(w) < 2 or _next(w[-1].x.resp_body, w[-1].op.paging) is not None:
+    if len(w) < 2 or _next(w[-1]) is not None:
         return
     for other in walks:
         big = other[0]
         big_page = _items(big.x.resp_body, big.op.paging)
         if (other is w or len(other) != 1 or big_page is None or len(big_page) <= len(
                 _items(w[0].x.resp_body, w[0].op.paging) or [])
-                or _next(big.x.resp_body, big.op.paging) is not None
+                or _next(big) is not None
                 or _filters(big, cursor) != _filters(w[0], cursor)):
             continue
         lo = min(w[0].x.seq, big.x.seq)
