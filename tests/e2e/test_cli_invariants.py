@@ -253,7 +253,9 @@ def test_probe_records_a_trace_and_judges_it(capsys, tmp_path, monkeypatch):
         "idempotent_retry", "pagination", "clean_refusal", "refuses_unknown_caller"}
     assert all(f["trace_id"] == doc["trace_id"] for f in doc["findings"])
     code, out, _ = run(capsys, "findings", "--store", store, "--json")
-    assert len(json.loads(out)["findings"]) == len(doc["findings"])
+    rows = json.loads(out)["findings"]
+    assert len(rows) == len(doc["findings"])
+    assert {r["rules_source"] for r in rows} == {f"{doc_file} (probe seed 4)"}
     assert "probe-token" not in "".join(
         p.read_bytes().decode("latin-1") for p in store.rglob("*") if p.is_file())
     with serve() as url:

@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         ingested = ingest([har], store)
     trace_id = ingested.traces[0].trace_id
     result = check_invariants(store, spec, trace_ids=[trace_id], only=args.only,
-                              windows=windows, source=args.openapi)
+                              windows=windows, source=f"{args.openapi} (probe seed {args.seed})")
     reports(args, result)
     doc = {**result.to_dict(), "target": args.target, "seed": args.seed,
            "requests": len(done.exchanges), "trace_id": trace_id,
