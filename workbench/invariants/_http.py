@@ -34,6 +34,7 @@ class Exchange:
     resp_has_body: bool = False
     start_ns: int | None = None
     end_ns: int | None = None
+    body_unknown: bool = False  # the recording cannot say whether a body was sent
 
     def header(self, name: str, response: bool = False) -> str | None:
         v = (self.resp_headers if response else self.headers).get(name)
@@ -79,9 +80,12 @@ def exchange_of(trace_id: str, event_id: str, seq: int, args: Any, result: Any,
         path = path.split("?", 1)[0]
     headers = {str(k).lower(): v for k, v in _dict(a.get("headers")).items()}
     resp_headers = {str(k).lower(): v for k, v in _dict(r.get("headers")).items()}
+    # a recorder that cannot see bodies (an OTel span without body attributes) writes
+    # ``body: null``; one that can leaves the key out when there was none
     return Exchange(trace_id, event_id, seq, method.upper(), path or "/", query, headers,
-                    a.get("body"), "body" in a, _status(r.get("status")), resp_headers,
-                    r.get("body"), "body" in r, start_ns, end_ns)
+                    a.get("body"), a.get("body") is not None, _status(r.get("status")),
+                    resp_headers, r.get("body"), r.get("body") is not None, start_ns,
+                    end_ns, "body" in a and a["body"] is None)
 
 
 def exchanges_of(trace: Trace | Iterable[Event]) -> list[Exchange]:

@@ -68,3 +68,20 @@ def test_inferred_cursor_is_said() -> None:
     case = next(c for c in CASES if c.name == "inferred-cursor-repeats")
     [f] = judge(case.exchanges(), SPEC).findings
     assert "cursor parameter from inferred from the traffic" in f.message
+
+
+def test_a_recorder_that_cannot_see_bodies_is_not_called_wrong() -> None:
+    """OTel HTTP spans carry ``body: null`` when they hold no body attribute: neither a
+    missing request body nor a null answer is judged."""
+    from workbench.invariants import exchange_of
+
+    span = exchange_of("t", "s1", 0, {"method": "POST", "path": "/orders", "query": {},
+                                      "headers": {"authorization": "x"}, "body": None},
+                       {"status": 201, "headers": {}, "body": None})
+    har = exchange_of("t", "h1", 1, {"method": "POST", "path": "/orders", "query": {},
+                                     "headers": {"authorization": "x"}},
+                      {"status": 201, "headers": {}})
+    assert span is not None and har is not None
+    assert judge([span], SPEC).findings == []
+    [f] = judge([har], SPEC).findings  # a HAR without postData sent no body
+    assert f.rule == "clean_refusal" and "the body is missing" in f.message
