@@ -211,7 +211,7 @@ def _per_exchange(m: Matched, chosen: set[str],
                           {"status": "4xx", why[0].at: {why[0].keyword: why[0].demand}},
                           {"status": x.status}, (str(x.status),))
     if ("refuses_unknown_caller" in chosen and op.secured and 200 <= x.status < 300
-            and not _credentialed(m)):
+            and x.headers and not _credentialed(m)):  # no headers recorded: cannot see
         yield finding("refuses_unknown_caller", [m], f"{at} answered {x.status} to a call "
                       "without a credential, though the operation declares security",
                       {"status": "401 or 403"}, {"status": x.status, "credential": None},

@@ -102,7 +102,7 @@ class _Prober:
         qs = urlencode([(k, _text(i)) for k, v in query.items()
                         for i in (v if isinstance(v, list) else [v]) if v is not None])
         target = url_path + ("?" + qs if qs else "")
-        hdrs = {k: v for k, v in headers.items()}
+        hdrs = {"accept": "application/json", "user-agent": "workbench-probe", **headers}
         if credential and self.auth:
             hdrs["authorization"] = self.auth
         data = None

@@ -102,7 +102,8 @@ def x(method: str, path: str, status: int | None, resp: Any = None, *, body: Any
       query: dict[str, Any] | None = None, headers: dict[str, Any] | None = None,
       auth: bool = True, resp_headers: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"method": method, "path": path, "status": status, "resp": resp, "body": body,
-            "query": query or {}, "headers": {**(AUTH if auth else {}), **(headers or {})},
+            "query": query or {}, "headers": {"accept": "application/json",
+                                              **(AUTH if auth else {}), **(headers or {})},
             "resp_headers": resp_headers or {}}
 
 

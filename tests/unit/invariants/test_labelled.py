@@ -83,5 +83,8 @@ def test_a_recorder_that_cannot_see_bodies_is_not_called_wrong() -> None:
                       {"status": 201, "headers": {}})
     assert span is not None and har is not None
     assert judge([span], SPEC).findings == []
+    bare = exchange_of("t", "s2", 0, {"method": "GET", "path": "/orders", "body": None},
+                       {"status": 200, "body": None})
+    assert bare is not None and judge([bare], SPEC).findings == []  # no headers recorded
     [f] = judge([har], SPEC).findings  # a HAR without postData sent no body
     assert f.rule == "clean_refusal" and "the body is missing" in f.message
