@@ -306,15 +306,15 @@ class _Reader:
         at = f"{method.upper()} {template}"
         params = self.params(item, op, at)
         body = self.resolve(op.get("requestBody"), f"{at} requestBody")
-        body_schema = self.media(body.get("content"), f"{at} requestBody") if isinstance(
-            body, dict) else None
+        body_schema = _unrequire(self.media(body.get("content"), f"{at} requestBody"),
+                                 "readOnly") if isinstance(body, dict) else None
         responses: dict[str, Any] = {}
         raw = op.get("responses")
         for code, resp in (raw.items() if isinstance(raw, dict) else ()):
             resp = self.resolve(resp, f"{at} responses {code}")
             content = resp.get("content") if isinstance(resp, dict) else None
             responses[str(code).upper() if str(code) != "default" else "default"] = (
-                self.media(content, f"{at} responses {code}"))
+                _unrequire(self.media(content, f"{at} responses {code}"), "writeOnly"))
         security = op.get("security", self.doc.get("security"))
         secured, creds = self.security(security)
         idem = next((p for p in params if p.where == "header"
@@ -366,6 +366,22 @@ class _Reader:
         limit = next((n for n in ("limit", "page_size", "pageSize", "per_page", "size")
                       if n in query), None)
         return Paging(cursor, nxt, items, limit)
+
+
+def _unrequire(schema: Any, flag: str) -> Any:
+    """``schema`` with the properties marked ``flag`` (``readOnly`` in a request,
+    ``writeOnly`` in an answer) no longer required, at every depth and in ``$defs``:
+    OpenAPI says a read-only property is not sent and a write-only one not returned."""
+    if isinstance(schema, list):
+        return [_unrequire(v, flag) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _unrequire(v, flag) for k, v in schema.items()}
+    props, required = schema.get("properties"), schema.get("required")
+    if isinstance(props, dict) and isinstance(required, list):
+        out["required"] = [r for r in required if not (
+            isinstance(props.get(r), dict) and props[r].get(flag) is True)]
+    return out
 
 
 def _str(v: Any) -> str | None:

@@ -45,6 +45,11 @@ DOC: dict[str, Any] = {
                             "key": {"type": "apiKey", "in": "header", "name": "X-Api-Key"}},
         "schemas": {"Order": ORDER, "NewOrder": NEW_ORDER,
                     "Error": {"type": "object", "properties": {"code": {"type": "string"}}},
+                    "User": {"type": "object", "required": ["id", "name", "password"],
+                             "properties": {"id": {"type": "string", "readOnly": True},
+                                            "name": {"type": "string"},
+                                            "password": {"type": "string",
+                                                         "writeOnly": True}}},
                     "Line": {"type": "object", "required": ["id"],
                              "properties": {"id": {"type": "integer"}}}}},
     "paths": {
@@ -79,6 +84,10 @@ DOC: dict[str, Any] = {
                            "parameters": [{"name": "after", "in": "query",
                                            "schema": {"type": "string"}}],
                            "responses": {"200": _page("Line", "next", "data")}}},
+        "/users": {"post": {
+            "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                "$ref": "#/components/schemas/User"}}}},
+            "responses": {"201": _json("User"), "400": _json("Error")}}},
         "/logs": {"get": {"parameters": [{"name": "from", "in": "query",
                                           "schema": {"type": "string"}}],
                           "responses": {"200": {"description": "logs", "content": {
@@ -180,6 +189,8 @@ CASES = [
          x("GET", "/orders", 200, page(["o1"], None), query={"limit": "abc"})),
     case("enum-outside", {"clean_refusal"},
          x("GET", "/orders", 200, page([], None), query={"status": "lost"})),
+    case("user-without-password-accepted", {"clean_refusal"},
+         x("POST", "/users", 201, {"id": "u1", "name": "ann"}, body={"name": "ann"})),
     # idempotent_retry
     case("retry-second-order", {"idempotent_retry"},
          x("POST", "/orders", 201, order("o1"), body=NEW, headers=key()),
@@ -271,6 +282,9 @@ CASES = [
     case("ok-same-list-read-twice", set(),
          x("GET", "/orders", 200, page(["o1", "o2"], None)),
          x("GET", "/orders", 200, page(["o1", "o2"], None))),
+    case("ok-read-only-and-write-only", set(),
+         x("POST", "/users", 201, {"id": "u1", "name": "ann"},
+           body={"name": "ann", "password": "«secret:password:9f1c»"})),
     case("ok-nullable-null", set(), x("GET", "/orders/o1", 200, order(note=None)),
          x("POST", "/orders", 201, order(), body={**NEW, "note": None})),
     case("ok-query-numbers-as-text", set(),
