@@ -117,6 +117,8 @@ def _candidates(v: Any) -> list[Any]:
 def _param_complaints(schema: Any, value: Any, at: str) -> list[Complaint]:
     if isinstance(value, str) and (schema is None or schema == _ANY_TEXT):
         return []
+    if isinstance(schema, dict) and (schema.get("type") == "object" or "properties" in schema):
+        return []  # form- or deepObject-serialized: not rebuilt from the text, not judged
     best: list[Complaint] | None = None
     for c in _candidates(value):
         found = complaints(schema, c, at, limit=2)
