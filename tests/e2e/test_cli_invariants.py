@@ -175,9 +175,13 @@ def test_a_store_without_http_events_is_refused(capsys, tmp_path, labelled_store
     assert snapshot(store) == before
 
 
-def test_bad_options_are_usage_errors(capsys, labelled_store):
+def test_bad_options_are_usage_errors(capsys, labelled_store, tmp_path):
     store, _ = labelled_store
     doc_file = store.parent / "openapi.yaml"
+    rules = tmp_path / "r.yaml"
+    rules.write_text("version: 1\nrules:\n  x:\n    absent: {tool: x}\n")
+    code, _, err = run(capsys, "check", rules, "--only", "pagination", "--store", store)
+    assert code == 2 and err.startswith("error[USAGE]: ") and "--invariants" in err
     for extra in (["--only", "nope"], ["--fault-window", "yesterday"],
                   ["--fault-window", "2024-05-02T00:00:00Z/2024-05-01T00:00:00Z"]):
         code, _, err = run(capsys, "invariants", doc_file, "--store", store, *extra)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..model import dumps
+from ..model import UsageError, dumps
 from ..rules import (
     ENGINES,
     CheckResult,
@@ -65,6 +65,10 @@ def register(sub: Any) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     sarif_out, junit_out = report_path("--sarif", args.sarif), report_path("--junit", args.junit)
+    if args.invariants is None and (args.only or args.fault_window):
+        raise UsageError("--only and --fault-window choose invariants: give --invariants "
+                         "OPENAPI too", hint="workbench check rules.yaml --invariants "
+                                             "openapi.yaml --only pagination")
     rules = load_rules(args.rules)
     if args.invariants is not None:
         return _with_invariants(args, rules, sarif_out, junit_out)
