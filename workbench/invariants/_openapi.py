@@ -318,11 +318,13 @@ class _Reader:
         security = op.get("security", self.doc.get("security"))
         secured, creds = self.security(security)
         idem = next((p for p in params if p.where == "header"
-                     and p.name == "idempotency-key"), None)
+                     and p.name == "idempotency-key"), None) or next(
+            (p for p in params if p.where == "header" and "idempotency" in p.name), None)
         return Operation(
             method.upper(), template, str(op.get("operationId") or at), tuple(params),
             body_schema, isinstance(body, dict) and body.get("required") is True,
-            responses, secured, creds, "idempotency-key", idem is not None,
+            responses, secured, creds, idem.name if idem else "idempotency-key",
+            idem is not None,
             self.paging(method, op, params, responses),
             op.get("x-dangerous") is True or item.get("x-dangerous") is True)
 

@@ -88,3 +88,18 @@ def test_a_recorder_that_cannot_see_bodies_is_not_called_wrong() -> None:
     assert bare is not None and judge([bare], SPEC).findings == []  # no headers recorded
     [f] = judge([har], SPEC).findings  # a HAR without postData sent no body
     assert f.rule == "clean_refusal" and "the body is missing" in f.message
+
+
+def test_a_key_header_of_another_name_is_read_from_the_document() -> None:
+    from workbench.invariants import Exchange
+
+    doc = {"openapi": "3.1.0", "paths": {"/pay": {"post": {
+        "parameters": [{"name": "X-Request-Idempotency", "in": "header",
+                        "schema": {"type": "string"}}],
+        "responses": {"201": {"description": "paid", "content": {"application/json": {
+            "schema": {"type": "object"}}}}}}}}}
+    spec = parse_spec(doc, "pay.yaml")
+    assert spec.operations[0].idempotency == "x-request-idempotency"
+    xs = [Exchange("t", f"e{i}", i, "POST", "/pay", {}, {"x-request-idempotency": "k"},
+                   {"n": 1}, True, 201, {}, {"id": f"p{i}"}, True) for i in range(2)]
+    assert [f.rule for f in judge(xs, spec).findings] == ["idempotent_retry"]
