@@ -117,7 +117,7 @@ class _Prober:
             raw = resp.read()
             status: int | None = resp.status
             rheaders = {k.lower(): v for k, v in resp.getheaders()}
-        except (OSError, http.client.HTTPException):
+        except (OSError, ValueError, http.client.HTTPException):
             status, raw, rheaders = None, b"", {}
         finally:
             conn.close()
@@ -157,7 +157,8 @@ class _Prober:
             elif p.where == "query":
                 query[p.name] = v
             else:
-                headers[p.name] = _text(v).encode("ascii", "replace").decode()
+                text = _text(v).encode("ascii", "replace").decode()
+                headers[p.name] = "".join(c for c in text if " " <= c < "\x7f") or "x"
         has_body = op.body is not None
         body = self.draw(op.body) if has_body else None
         return path, query, headers, body, has_body

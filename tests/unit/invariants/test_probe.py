@@ -90,3 +90,20 @@ def test_only_loopback_http_targets(url):
                                  "http://[::1]:8080", "http://127.8.9.10"])
 def test_loopback_targets_accepted(url):
     assert check_target(url)[0] in ("127.0.0.1", "localhost", "::1", "127.8.9.10")
+
+
+def test_generated_header_values_are_sendable(fixed):
+    """A required header parameter gets drawn text of any kind; what is sent is printable
+    ASCII (http.client refuses the rest), and the probe goes on."""
+    import copy
+
+    doc = copy.deepcopy(DOC)
+    doc["paths"]["/orders"]["get"]["parameters"].append(
+        {"name": "X-Trace", "in": "header", "required": True,
+         "schema": {"type": "string", "minLength": 1}})
+    spec = parse_spec(doc, "service.yaml")
+    for seed in (1, 2, 3):
+        done = probe(spec, fixed, seed=seed, max_requests=30, auth=TOKEN)
+        sent = [x.headers["x-trace"] for x in done.exchanges if "x-trace" in x.headers]
+        assert sent and all(v.isascii() and v.isprintable() for v in sent)
+        assert all(x.status is not None for x in done.exchanges)
