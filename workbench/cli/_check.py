@@ -5,8 +5,18 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..model import dumps
-from ..rules import ENGINES, check, junit, load_rules, sarif
+from ..model import UsageError, dumps
+from ..rules import (
+    ENGINES,
+    CheckResult,
+    ReportRule,
+    check,
+    junit,
+    junit_findings,
+    load_rules,
+    sarif,
+    sarif_findings,
+)
 from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._output import report_path, write_report
@@ -32,6 +42,11 @@ def register(sub: Any) -> None:
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML here")
     p.add_argument("--no-record", action="store_true",
                    help="do not record the findings in the store")
+    p.add_argument("--invariants", metavar="OPENAPI",
+                   help="also judge the recorded HTTP traffic by the contract invariants of "
+                        "this OpenAPI document (see `workbench invariants`)")
+    from ._invariants import add_options
+    add_options(p)
     common(p)
     p.set_defaults(func=run_check)
 
@@ -50,7 +65,13 @@ def register(sub: Any) -> None:
 
 def run_check(args: argparse.Namespace) -> int:
     sarif_out, junit_out = report_path("--sarif", args.sarif), report_path("--junit", args.junit)
+    if args.invariants is None and (args.only or args.fault_window):
+        raise UsageError("--only and --fault-window choose invariants: give --invariants "
+                         "OPENAPI too", hint="workbench check rules.yaml --invariants "
+                                             "openapi.yaml --only pagination")
     rules = load_rules(args.rules)
+    if args.invariants is not None:
+        return _with_invariants(args, rules, sarif_out, junit_out)
     store = Store(resolve_store_path(args.store))
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
                    record=not args.no_record)
@@ -66,6 +87,50 @@ def run_check(args: argparse.Namespace) -> int:
 
     emit(args, result.to_dict(), text)
     return 1 if result.errors else 0
+
+
+def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,
+                     junit_out: Any) -> int:
+    """Rules and invariants in one run: one run id, one commit of findings, one report."""
+    from ..invariants import check_invariants, load_spec, record_findings, report_rules
+    from ._invariants import fault_windows
+
+    windows = fault_windows(args.fault_window)
+    spec = load_spec(args.invariants)
+    store = Store(resolve_store_path(args.store))
+    result = check(store, rules, trace_ids=args.trace, engine=args.engine, record=False)
+    inv = check_invariants(store, spec, trace_ids=args.trace, only=args.only, windows=windows,
+                           record=False, require_http=False)
+    if not args.no_record:
+        record_findings(store, [f.to_row(result.run_id, result.checked_at, rules.source)
+                                for f in result.findings]
+                        + [f.to_row(result.run_id, result.checked_at, args.invariants)
+                           for f in inv.findings])
+    both = CheckResult(result.findings + inv.findings, result.traces_checked, rules,
+                       result.engine, result.run_id, result.checked_at,
+                       result.seconds + inv.seconds)
+    report = [ReportRule(r.id, r.description or r.id, r.severity, r.kind, r.line)
+              for r in rules] + report_rules(inv.invariants)
+    write_report(sarif_out, dumps(sarif_findings(
+        report, both.findings, source=rules.source, automation_id=f"workbench-check/"
+        f"{both.run_id}", properties={"engine": both.engine,
+                                      "traces_checked": both.traces_checked})).encode())
+    write_report(junit_out, junit_findings(report, both.findings, both.traces_checked))
+    doc = both.to_dict()
+    doc["rules"] += inv.invariants
+    doc["invariants"] = {k: v for k, v in inv.to_dict().items()
+                         if k in ("exchanges", "judged", "undocumented")}
+
+    def text() -> str:
+        lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"
+                 for f in both.findings]
+        lines.append(f"{both.errors} error(s), {len(both.findings) - both.errors} warning(s) "
+                     f"in {both.traces_checked} trace(s), {len(rules)} rule(s) and "
+                     f"{len(inv.invariants)} invariant(s) over {inv.judged} HTTP exchange(s)")
+        return "\n".join(lines)
+
+    emit(args, doc, text)
+    return 1 if both.errors else 0
 
 
 def run_findings(args: argparse.Namespace) -> int:

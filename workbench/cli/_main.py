@@ -64,6 +64,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("_lab", "open JupyterLab on the notebooks, with the store set"),
     "redact": ("_redact", "redact or scan files for secrets and personal data"),
     "contract": ("_contract", "tool contracts: import, lint, export, diff, check"),
+    "invariants": ("_invariants", "judge recorded HTTP traffic by the eight contract invariants"),
+    "probe": ("_probe", "generate traffic against a loopback service and judge it"),
 }
 _GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 

@@ -39,8 +39,12 @@ def register(sub: Any) -> None:
                        "linked to its source.",
                        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("trace", metavar="TRACE", help="a trace id or a unique prefix of one")
-    p.add_argument("--rules", required=True, metavar="RULES.yaml", help="the rules file")
-    p.add_argument("--rule", required=True, metavar="ID", help="the rule whose finding to keep")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--rules", metavar="RULES.yaml", help="the rules file")
+    source.add_argument("--invariants", metavar="OPENAPI",
+                        help="an OpenAPI document: --rule names a contract invariant")
+    p.add_argument("--rule", required=True, metavar="ID",
+                   help="the rule (or invariant) whose finding to keep")
     which = p.add_mutually_exclusive_group()
     which.add_argument("--finding", type=int, metavar="N",
                        help="the N-th finding of the rule in step order (default: 1)")
@@ -109,8 +113,30 @@ def _text(result: MinimizeResult, saved: bool | None, out: str | None) -> str:
     return "\n".join(lines)
 
 
+def _minimize_invariant(args: argparse.Namespace, progress: _Progress) -> MinimizeResult:
+    from ..invariants import load_spec, minimize_invariant, pick_invariants
+
+    if args.oracle_cmd or args.repeat != 1:
+        raise UsageError("--invariants minimizes offline: --oracle-cmd and --repeat are for "
+                         "rules")
+    pick_invariants([args.rule])
+    spec = load_spec(args.invariants)
+    store = Store(resolve_store_path(args.store))
+    trace = store.trace(store.resolve_trace_id(args.trace))
+    return minimize_invariant(trace, spec, args.rule, finding=args.finding,
+                              signature=args.signature, max_calls=args.max_calls,
+                              max_seconds=args.max_seconds, progress=progress)
+
+
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
+    if args.invariants is not None:
+        progress = _Progress()
+        try:
+            result = _minimize_invariant(args, progress)
+        finally:
+            progress.done()
+        return _finish(args, Store(resolve_store_path(args.store)), result)
     rules = load_rules(args.rules)
     rule = pick_rule(rules, args.rule)
     store = Store(resolve_store_path(args.store))
@@ -125,6 +151,10 @@ def run(args: argparse.Namespace) -> int:
                           progress=progress)
     finally:
         progress.done()
+    return _finish(args, store, result)
+
+
+def _finish(args: argparse.Namespace, store: Store, result: MinimizeResult) -> int:
     saved = None if args.no_save else save_result(store, result)
     if args.out:
         write_result(result, args.out)

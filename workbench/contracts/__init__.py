@@ -78,6 +78,12 @@ from ._jsonschema import (
     pointer,
     resolve_ref,
 )
+from ._oas30 import (
+    to_json_schema,
+)
+from ._openapi_refs import (
+    Components,
+)
 from ._policy import (
     CHANGE_KINDS,
     SEVERITIES,
@@ -123,6 +129,7 @@ __all__ = [
     "VERSION",
     "Call",
     "Change",
+    "Components",
     "Consumer",
     "ConsumerError",
     "ConsumerFinding",
@@ -181,6 +188,7 @@ __all__ = [
     "resolve_ref",
     "schema_changes",
     "side_effect_of",
+    "to_json_schema",
     "tools_from_store",
     "write_descriptors",
 ]
