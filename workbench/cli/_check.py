@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from ..model import dumps
-from ..rules import ENGINES, check, junit, load_rules, sarif
+from ..model import UsageError, dumps
+from ..rules import ENGINES, SparkEngine, check, junit, load_rules, sarif
 from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._output import report_path, write_report
@@ -27,7 +27,11 @@ def register(sub: Any) -> None:
     p.add_argument("rules", metavar="RULES.yaml")
     p.add_argument("--trace", action="append", metavar="ID", help="only this trace (repeat)")
     p.add_argument("--engine", choices=ENGINES, default="duckdb",
-                   help="duckdb (store-wide SQL, default) or python (per trace)")
+                   help="duckdb (store-wide SQL, default), python (per trace) or spark "
+                   "(the store's files on Apache Spark; the [spark] extra and Java 17)")
+    p.add_argument("--spark-master", metavar="URL",
+                   help="with --engine spark: the master (default local[*]; spark://HOST:PORT, "
+                   "yarn, k8s://URL)")
     p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 here")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML here")
     p.add_argument("--no-record", action="store_true",
@@ -52,8 +56,12 @@ def run_check(args: argparse.Namespace) -> int:
     sarif_out, junit_out = report_path("--sarif", args.sarif), report_path("--junit", args.junit)
     rules = load_rules(args.rules)
     store = Store(resolve_store_path(args.store))
+    if args.spark_master and args.engine != "spark":
+        raise UsageError("--spark-master goes with --engine spark",
+                         hint="add --engine spark, or leave out --spark-master")
+    using = SparkEngine(args.spark_master) if args.engine == "spark" else None
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
-                   record=not args.no_record)
+                   record=not args.no_record, using=using)
     write_report(sarif_out, dumps(sarif(result)).encode())
     write_report(junit_out, junit(result))
 
