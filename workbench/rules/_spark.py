@@ -92,7 +92,7 @@ def _check_master(master: str) -> None:
                           "--spark-master local[*] runs Spark on this machine")
 
 
-def _session(master: str, partitions: int | None) -> Any:
+def _session(master: str | None, partitions: int | None) -> Any:
     if not java_available():
         raise SparkError("the Spark engine needs Java, and none was found")
     try:
@@ -101,12 +101,18 @@ def _session(master: str, partitions: int | None) -> Any:
             from pyspark.sql import SparkSession
     except ImportError:
         raise SparkError("the Spark engine needs PySpark, which is not installed") from None
-    _check_master(master)
-    if master.startswith("local"):
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = "local[*]"  # else spark-submit started this process: its master
+    if master is not None:
+        _check_master(master)
+    if master is None or master.startswith("local"):
         # executors on this machine run this interpreter, which has the workbench
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     quiet = f"-Dlog4j2.configurationFile={_LOG4J.as_uri()}"
-    builder = (SparkSession.builder.master(master).appName("workbench check")
+    builder = SparkSession.builder
+    if master is not None:
+        builder = builder.master(master)
+    builder = (builder.appName("workbench check")
                .config("spark.driver.extraJavaOptions", quiet)
                .config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "false")
@@ -118,13 +124,15 @@ def _session(master: str, partitions: int | None) -> Any:
             warnings.simplefilter("ignore", FutureWarning)
             spark = builder.getOrCreate()
     except Exception as exc:  # the JVM's reasons come as Java exceptions of many kinds
-        raise SparkError(f"Spark did not start on {master}: {_first_line(exc)}",
+        raise SparkError(f"Spark did not start on {master or 'the submitted master'}: "
+                         f"{_first_line(exc)}",
                          code="SPARK_MASTER_UNREACHABLE",
                          hint="check --spark-master and the cluster; "
                               + SPARK_INSTALL_HINT) from None
     spark.sparkContext.setLogLevel("ERROR")
-    if partitions is not None:
+    if partitions is not None:  # exactly these: adaptive execution would merge them
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+        spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
     return spark
 
 
@@ -169,11 +177,11 @@ def _judge(rules: RuleSet) -> Any:
 
 class SparkEngine:
     """The ``Engine`` that runs each rule on Spark over the store's files: ``master`` a
-    Spark master URL (default ``local[*]``), ``partitions`` the shuffle's partitions
-    (default: Spark's)."""
+    Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
+    given), ``partitions`` the shuffle's partitions (default: Spark's)."""
 
     def __init__(self, master: str | None = None, partitions: int | None = None) -> None:
-        self.master = master or "local[*]"
+        self.master = master
         self.partitions = partitions
 
     def violations(self, store: Store, rules: RuleSet,
