@@ -91,6 +91,9 @@ class Store:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        # commit records by file name: a record is written once, whole, and never
+        # changed, so each is parsed once per Store (a compacted store keeps many)
+        self._records: dict[str, Commit] = {}
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
@@ -197,6 +200,10 @@ class Store:
             return []
         out = []
         for p in sorted(d.glob("*.json")):
+            known = self._records.get(p.name)
+            if known is not None:
+                out.append(known)
+                continue
             try:
                 c = loads(p.read_bytes())
             except FileNotFoundError:
@@ -204,11 +211,13 @@ class Store:
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
             try:
-                out.append(Commit(c["batch"], c["committed_at"], tuple(c["files"]),
-                                  tuple(c.get("sources", ())), tuple(c.get("trace_ids", ())),
-                                  tuple(c.get("replaces", ()))))
+                commit = Commit(c["batch"], c["committed_at"], tuple(c["files"]),
+                                tuple(c.get("sources", ())), tuple(c.get("trace_ids", ())),
+                                tuple(c.get("replaces", ())))
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
+            self._records[p.name] = commit
+            out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
         return out
 
