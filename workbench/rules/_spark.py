@@ -11,16 +11,18 @@ docs/scale.md says why this plan and not Spark SQL compiled or transpiled from t
 DuckDB queries (measured by ``bench/spark_transpile.py``).
 
 What fails is said with a code, never a traceback and never a quiet fall back to
-another engine: ``SPARK_UNAVAILABLE`` (no PySpark, no Java), ``SPARK_MASTER_UNREACHABLE``
-(a master URL that cannot be parsed or reached), ``SPARK_STORE_UNREADABLE`` (a data
-file Spark cannot read) and ``SPARK_RULE_UNSUPPORTED`` (a rule whose body cannot be
-shipped to the executors: which rule, and why).
+another engine: ``SPARK_UNAVAILABLE`` (no PySpark, no Java, executors whose Python lacks
+the workbench), ``SPARK_MASTER_UNREACHABLE`` (a master URL that cannot be parsed or
+reached), ``SPARK_STORE_UNREADABLE`` (a data file Spark cannot read) and
+``SPARK_RULE_UNSUPPORTED`` (a rule whose body cannot be shipped to the executors: which
+rule, and why).
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import re
 import shutil
 import socket
 import sys
@@ -38,7 +40,8 @@ from ._engine import Violation, word
 from ._findings import Finding
 from ._rule import RuleSet
 
-__all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "java_available"]
+__all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "java_available",
+           "spark_failure"]
 
 SPARK_INSTALL_HINT = ("install the Spark extra (pip install 'trace-workbench[spark]') and "
                       "Java 17 or later (java on PATH, or JAVA_HOME set); "
@@ -203,12 +206,10 @@ class SparkEngine:
                 found = (events.groupBy("trace_id").applyInArrow(_judge(rules), _OUT)
                          .collect())
         except Exception as exc:
-            if not _about_files(exc):
+            known = spark_failure(exc, store.root)
+            if known is None:
                 raise
-            raise SparkError(f"Spark cannot read the store {store.root}: {_first_line(exc)}",
-                             code="SPARK_STORE_UNREADABLE",
-                             hint="the executors must read the store's files at the same "
-                                  "paths (docs/scale.md); check its permissions") from None
+            raise known from None
         ids = [r.id for r in rules]
         out = [Violation(ids[row["rule"]], row["trace_id"], tuple(row["events"]))
                for row in found]
@@ -221,11 +222,25 @@ class SparkEngine:
         return word(store, rules, self.violations(store, rules, trace_ids))
 
 
-def _about_files(exc: BaseException) -> bool:
-    """Spark's errors for paths it cannot list or read (its messages, not its types:
-    they reach Python as one Java exception class or another)."""
+_UNREADABLE = ("PATH_NOT_FOUND", "FileNotFoundException", "AccessDeniedException",
+               "Permission denied", "CANNOT_READ_FILE", "FAILED_READ_FILE",
+               "is not a Parquet file")
+_NO_MODULE = re.compile(r"No module named '(workbench|pyarrow|orjson|jsonschema)[.']")
+
+
+def spark_failure(exc: BaseException, root: Path) -> SparkError | None:
+    """The coded error for a Spark job's failure that is not a bug: store files it cannot
+    list or read, or executors whose Python lacks the workbench (told by Spark's
+    messages, not its types: they reach Python as one Java exception or another)."""
     text = str(exc)
-    return any(s in text for s in ("PATH_NOT_FOUND", "FileNotFoundException",
-                                   "AccessDeniedException", "Permission denied",
-                                   "CANNOT_READ_FILE", "FAILED_READ_FILE",
-                                   "is not a Parquet file"))
+    if any(s in text for s in _UNREADABLE):
+        return SparkError(f"Spark cannot read the store {root}: {_first_line(exc)}",
+                          code="SPARK_STORE_UNREADABLE",
+                          hint="the executors must read the store's files at the same "
+                               "paths (docs/scale.md); check its permissions")
+    missing = _NO_MODULE.search(text)
+    if missing:
+        return SparkError(f"the Spark executors cannot import {missing.group(1)}",
+                          hint="install the workbench in the executors' Python, or ship "
+                               "an environment with spark.archives (docs/scale.md)")
+    return None

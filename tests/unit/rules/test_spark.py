@@ -16,6 +16,7 @@ import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
+from workbench.rules._spark import spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -148,3 +149,29 @@ def test_master_without_the_spark_engine(cli_store: Path) -> None:
               "--spark-master", "local[2]", "--store", str(cli_store)], dict(os.environ))
     assert r.returncode == 2 and "error[USAGE]" in r.stderr
     assert "--engine spark" in r.stderr
+
+
+@pytest.mark.parametrize(("message", "code"), [
+    ("[PATH_NOT_FOUND] Path does not exist: file:/s/events/day=2026-01-01/B-0.parquet",
+     "SPARK_STORE_UNREADABLE"),
+    ("java.nio.file.AccessDeniedException: /s/events/day=2026-01-01/B-0.parquet",
+     "SPARK_STORE_UNREADABLE"),
+    ("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file", "SPARK_STORE_UNREADABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench'",
+     "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench.rules'",
+     "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'pyarrow'",
+     "SPARK_UNAVAILABLE"),
+    # look-alikes that are bugs, to be reported as such (exit 3), not coded away
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench_extras'", None),
+    ("PythonException: ... KeyError: 'seq'", None),
+    ("[DIVIDE_BY_ZERO] Division by zero", None),
+])
+def test_spark_failures_that_are_not_bugs(message: str, code: str | None) -> None:
+    """Which of Spark's job failures become a coded error (the messages as Spark words
+    them; a cluster whose executors lack the workbench cannot run here)."""
+    got = spark_failure(RuntimeError(message), Path("/s"))
+    assert (got.code if got is not None else None) == code
+    if got is not None:
+        assert got.hint
