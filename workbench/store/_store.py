@@ -14,6 +14,8 @@ A writer stages a batch under ``_staging`` (outside any lock), then commits it u
 the store lock: it re-checks sources and trace ids, renames the staged files into place
 and writes the commit record last. Readers see only files named by commit records, so a
 crash at any point leaves the store as it was; the next writer removes the leftovers.
+A compaction's record also names the batches it replaces, which readers then leave out
+(``_compact.py``).
 """
 
 from __future__ import annotations
