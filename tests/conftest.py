@@ -65,3 +65,24 @@ def corpus() -> Path:
 @pytest.fixture
 def store_dir(tmp_path: Path) -> Path:
     return tmp_path / "store"
+
+
+@pytest.fixture(scope="session")
+def spark_engine() -> object:
+    """The Spark engine on one ``local[2]`` session for the whole run (Spark starts once:
+    a JVM and its Python workers). Without PySpark or Java the Spark tests skip, except
+    in CI, which installs PySpark with the ``test`` extra and has Java 17."""
+    from workbench.rules import SparkEngine, java_available
+
+    missing = None
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        missing = "PySpark is not installed (pip install -e '.[test]' brings it)"
+    if missing is None and not java_available():
+        missing = "the Spark tests need Java 17 or later (java on PATH or JAVA_HOME)"
+    if missing is not None:
+        if IN_CI:
+            pytest.fail(f"{missing} (CI=true: these tests must run in CI)")
+        pytest.skip(missing)
+    return SparkEngine("local[2]", partitions=4)

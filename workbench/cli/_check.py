@@ -10,6 +10,7 @@ from ..rules import (
     ENGINES,
     CheckResult,
     ReportRule,
+    SparkEngine,
     check,
     junit,
     junit_findings,
@@ -37,7 +38,11 @@ def register(sub: Any) -> None:
     p.add_argument("rules", metavar="RULES.yaml")
     p.add_argument("--trace", action="append", metavar="ID", help="only this trace (repeat)")
     p.add_argument("--engine", choices=ENGINES, default="duckdb",
-                   help="duckdb (store-wide SQL, default) or python (per trace)")
+                   help="duckdb (store-wide SQL, default), python (per trace) or spark "
+                   "(the store's files on Apache Spark; the [spark] extra and Java 17)")
+    p.add_argument("--spark-master", metavar="URL",
+                   help="with --engine spark: the master (default local[*]; spark://HOST:PORT, "
+                   "yarn, k8s://URL)")
     p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 here")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML here")
     p.add_argument("--no-record", action="store_true",
@@ -63,18 +68,26 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_findings)
 
 
+def _engine(args: argparse.Namespace) -> SparkEngine | None:
+    """The Spark engine for ``--engine spark`` (with its master); the others by name."""
+    return SparkEngine(args.spark_master) if args.engine == "spark" else None
+
+
 def run_check(args: argparse.Namespace) -> int:
     sarif_out, junit_out = report_path("--sarif", args.sarif), report_path("--junit", args.junit)
     if args.invariants is None and (args.only or args.fault_window):
         raise UsageError("--only and --fault-window choose invariants: give --invariants "
                          "OPENAPI too", hint="workbench check rules.yaml --invariants "
                                              "openapi.yaml --only pagination")
+    if args.spark_master and args.engine != "spark":
+        raise UsageError("--spark-master goes with --engine spark",
+                         hint="add --engine spark, or leave out --spark-master")
     rules = load_rules(args.rules)
     if args.invariants is not None:
         return _with_invariants(args, rules, sarif_out, junit_out)
     store = Store(resolve_store_path(args.store))
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
-                   record=not args.no_record)
+                   record=not args.no_record, using=_engine(args))
     write_report(sarif_out, dumps(sarif(result)).encode())
     write_report(junit_out, junit(result))
 
@@ -98,7 +111,8 @@ def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,
     windows = fault_windows(args.fault_window)
     spec = load_spec(args.invariants)
     store = Store(resolve_store_path(args.store))
-    result = check(store, rules, trace_ids=args.trace, engine=args.engine, record=False)
+    result = check(store, rules, trace_ids=args.trace, engine=args.engine, record=False,
+                   using=_engine(args))
     inv = check_invariants(store, spec, trace_ids=args.trace, only=args.only, windows=windows,
                            record=False, require_http=False)
     if not args.no_record:

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from ..ingest import IngestProgress, IngestResult, format_names, ingest
-from ..store import Store, resolve_store_path
+from ..store import Store, resolve_store_path, suggestion
 from ._main import common, emit, summary
 from ._render import ProgressLine
 
@@ -68,5 +68,8 @@ def run(args: argparse.Namespace) -> int:
         progress.done()
     doc = result.to_dict()
     doc["store"] = str(store.root)
-    emit(args, doc, lambda: _text(result, store))
+    note = suggestion(store) if store.exists else None
+    if note is not None:
+        doc["suggestion"] = note
+    emit(args, doc, lambda: _text(result, store) + (f"\nnote: {note}" if note else ""))
     return 0

@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "traces": ("_query", "list the traces in the store"),
     "show": ("_query", "print a trace's timeline and tool calls"),
     "sql": ("_query", "run DuckDB SQL over the store's views"),
+    "compact": ("_compact", "merge small batch files per day partition"),
     "export": ("_export", "write a stored trace or a fixture as JSONL or OTLP"),
     "check": ("_check", "judge stored traces against a rules file"),
     "findings": ("_check", "list recorded findings"),

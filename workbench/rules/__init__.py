@@ -17,6 +17,7 @@ from ._report import (
     sarif_log,
 )
 from ._rule import BodyPaths, Rule, RuleBody, RuleSet
+from ._spark import SPARK_INSTALL_HINT, SparkEngine, SparkError, java_available
 from ._sql import DuckDBEngine
 from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
 
@@ -24,6 +25,7 @@ __all__ = [
     "BODIES",
     "ENGINES",
     "SARIF_LEVEL",
+    "SPARK_INSTALL_HINT",
     "Absent",
     "Before",
     "BodyPaths",
@@ -45,11 +47,14 @@ __all__ = [
     "RuleSet",
     "RulesError",
     "Selector",
+    "SparkEngine",
+    "SparkError",
     "Violation",
     "Where",
     "blank",
     "check",
     "check_trace",
+    "java_available",
     "junit",
     "junit_findings",
     "load_rules",

@@ -17,11 +17,13 @@ from ._engine import Engine
 from ._findings import Finding
 from ._python import PythonEngine
 from ._rule import RuleSet
+from ._spark import SparkEngine
 from ._sql import DuckDBEngine
 
 __all__ = ["ENGINES", "CheckResult", "check"]
 
-ENGINES: dict[str, Engine] = {"duckdb": DuckDBEngine(), "python": PythonEngine()}
+ENGINES: dict[str, Engine] = {"duckdb": DuckDBEngine(), "python": PythonEngine(),
+                              "spark": SparkEngine()}
 """The engines ``check`` (and ``--engine``) can use, by name; the first is the default."""
 
 
@@ -52,10 +54,12 @@ class CheckResult:
 
 
 def check(store: Store, rules: RuleSet, *, trace_ids: Sequence[str] | None = None,
-          engine: str = "duckdb", record: bool = True) -> CheckResult:
+          engine: str = "duckdb", record: bool = True,
+          using: Engine | None = None) -> CheckResult:
     """Every finding of ``rules`` in the chosen traces (default: all); recorded in the
-    store's ``findings`` table unless ``record`` is false."""
-    chosen = ENGINES.get(engine)
+    store's ``findings`` table unless ``record`` is false. ``using``: the engine object
+    to run under the name ``engine`` (one set up with options, such as a Spark master)."""
+    chosen = using or ENGINES.get(engine)
     if chosen is None:
         raise UsageError(f"unknown engine {engine!r}", hint="engines: " + ", ".join(ENGINES))
     started = time.perf_counter()

@@ -187,5 +187,8 @@ class Batch:
                       for p in (self._dir / t).iterdir() if p.suffix == ".parquet")
 
     def commit(self, *, sources: Iterable[dict[str, Any]] = (),
-               trace_ids: Iterable[str] = ()) -> Commit:
-        return self.store._commit(self, list(sources), list(trace_ids))
+               trace_ids: Iterable[str] = (), replaces: tuple[str, ...] = (),
+               day: str | None = None) -> Commit:
+        """Make the batch visible. ``replaces`` and ``day`` are for ``compact``: the
+        batches whose rows this one holds, and their day partition."""
+        return self.store._commit(self, list(sources), list(trace_ids), replaces, day)

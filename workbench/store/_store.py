@@ -14,6 +14,8 @@ A writer stages a batch under ``_staging`` (outside any lock), then commits it u
 the store lock: it re-checks sources and trace ids, renames the staged files into place
 and writes the commit record last. Readers see only files named by commit records, so a
 crash at any point leaves the store as it was; the next writer removes the leftovers.
+A compaction's record also names the batches it replaces, which readers then leave out
+(``_compact.py``).
 """
 
 from __future__ import annotations
@@ -66,18 +68,24 @@ def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
 
 @dataclass(frozen=True)
 class Commit:
-    """The record that makes a batch visible."""
+    """The record that makes a batch visible. A compaction's record also names the
+    batches it ``replaces``: from the moment it is written readers see its files instead
+    of theirs (docs/scale.md)."""
 
     batch: str
     committed_at: str
     files: tuple[str, ...]
     sources: tuple[dict[str, Any], ...]
     trace_ids: tuple[str, ...]
+    replaces: tuple[str, ...] = ()
 
     def to_json(self) -> bytes:
-        return dumps({"batch": self.batch, "committed_at": self.committed_at,
-                      "files": list(self.files), "sources": list(self.sources),
-                      "trace_ids": list(self.trace_ids)}).encode()
+        doc: dict[str, Any] = {"batch": self.batch, "committed_at": self.committed_at,
+                               "files": list(self.files), "sources": list(self.sources),
+                               "trace_ids": list(self.trace_ids)}
+        if self.replaces:
+            doc["replaces"] = list(self.replaces)
+        return dumps(doc).encode()
 
 
 class Store:
@@ -85,6 +93,9 @@ class Store:
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
         self.root = Path(root)
+        # commit records by file name: a record is written once, whole, and never
+        # changed, so each is parsed once per Store (a compacted store keeps many)
+        self._records: dict[str, Commit] = {}
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
@@ -177,18 +188,38 @@ class Store:
 
     # -- commits ------------------------------------------------------------------------
     def commits(self) -> list[Commit]:
-        """Every committed batch, oldest first."""
+        """Every visible batch, oldest first: the records no compaction replaces."""
+        records = self.all_commits()
+        replaced = {b for c in records for b in c.replaces}
+        return [c for c in records if c.batch not in replaced]
+
+    def all_commits(self) -> list[Commit]:
+        """Every commit record, replaced ones too, oldest first. A record that a
+        compaction's clean-up removes while this lists them is left out: only records
+        replaced long before are ever removed."""
         d = self.root / "_commits"
         if not d.is_dir():
             return []
         out = []
         for p in sorted(d.glob("*.json")):
+            known = self._records.get(p.name)
+            if known is not None:
+                out.append(known)
+                continue
             try:
                 c = loads(p.read_bytes())
-                out.append(Commit(c["batch"], c["committed_at"], tuple(c["files"]),
-                                  tuple(c.get("sources", ())), tuple(c.get("trace_ids", ()))))
+            except FileNotFoundError:
+                continue
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
+            try:
+                commit = Commit(c["batch"], c["committed_at"], tuple(c["files"]),
+                                tuple(c.get("sources", ())), tuple(c.get("trace_ids", ())),
+                                tuple(c.get("replaces", ())))
+            except Exception as exc:
+                raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
+            self._records[p.name] = commit
+            out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
         return out
 
@@ -222,12 +253,23 @@ class Store:
             shutil.rmtree(d, ignore_errors=True)
 
     def _commit(self, batch: Batch, sources: list[dict[str, Any]],
-                trace_ids: list[str]) -> Commit:
+                trace_ids: list[str], replaces: tuple[str, ...] = (),
+                day: str | None = None) -> Commit:
+        """Move the staged files into place and write the record last, under the lock.
+        ``replaces`` (a compaction): the batches whose rows these files hold, which must
+        all still be visible; ``day`` the partition to write to (default: today's)."""
         if batch.committed is not None:
             raise StoreError(f"batch {batch.id} is already committed")
         with exclusive_lock(self.root / ".lock"):
             self._recover()
             known = self.commits()
+            if replaces:
+                gone = sorted(set(replaces) - {c.batch for c in known})
+                if gone:
+                    raise StoreError(f"batch {gone[0]} was compacted by another process",
+                                     code="COMPACT_CONFLICT",
+                                     hint="run `workbench compact` again")
+                known = [c for c in known if c.batch not in replaces]
             have_sources = {s["sha256"] for c in known for s in c.sources if "sha256" in s}
             dup = [s.get("path") for s in sources if s.get("sha256") in have_sources]
             if dup:
@@ -241,7 +283,7 @@ class Store:
                     + (f" (and {len(clash) - 1} more)" if len(clash) > 1 else ""),
                     trace_ids=clash[:20])
             now = dt.datetime.now(dt.UTC)
-            day = now.strftime("%Y-%m-%d")
+            day = day or now.strftime("%Y-%m-%d")
             moved: list[str] = []
             for src in batch.staged_files():
                 table = src.parent.name
@@ -254,14 +296,15 @@ class Store:
             for parent in {(self.root / m).parent for m in moved}:
                 fsync_dir(parent)
             commit = Commit(batch.id, now.isoformat(), tuple(moved),
-                            tuple(sources), tuple(trace_ids))
+                            tuple(sources), tuple(trace_ids), tuple(replaces))
             atomic_write(self.root / "_commits" / f"{batch.id}.json", commit.to_json())
         batch.committed = commit
         return commit
 
     def _recover(self) -> None:
-        """Under the lock: drop data files no commit names, and dead staging dirs."""
-        named = {f for c in self.commits() for f in c.files}
+        """Under the lock: drop data files no commit record names (replaced ones keep
+        theirs until the compaction's clean-up), and dead staging dirs."""
+        named = {f for c in self.all_commits() for f in c.files}
         for table in TABLES:
             d = self.root / table
             if not d.is_dir():

@@ -1,0 +1,177 @@
+"""The Spark engine: the bundled examples give the DuckDB engine's findings, word for
+word, on one local session; and every way it cannot run is a coded exit 2 (no Java, no
+PySpark, a master that does not answer, a store file it cannot read, a rule it cannot
+ship), never a traceback and never a quiet fall back to another engine."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from workbench.ingest import ingest
+from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
+from workbench.rules._spark import spark_failure
+from workbench.store import Store
+
+REPO = Path(__file__).resolve().parents[3]
+EXAMPLES = REPO / "traces" / "examples"
+RULE_FILES = sorted([EXAMPLES / "archive-incident.rules.yaml",
+                     *EXAMPLES.glob("rules/**/rules.yaml")])
+
+
+@pytest.fixture(scope="module")
+def examples_store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    store = Store(tmp_path_factory.mktemp("examples") / "store")
+    ingest([EXAMPLES / "archive-incident.otlp.json"], store)
+    for d in sorted(p for p in (EXAMPLES / "rules").iterdir() if p.is_dir()):
+        ingest(sorted(d.glob("*.jsonl")), store)
+    return store
+
+
+@pytest.mark.parametrize("rules_file", RULE_FILES, ids=lambda p: p.parent.name)
+def test_examples_give_the_duckdb_findings(spark_engine: SparkEngine, examples_store: Store,
+                                           rules_file: Path) -> None:
+    rules = load_rules(rules_file)
+    want = check(examples_store, rules, record=False).findings
+    got = check(examples_store, rules, engine="spark", using=spark_engine,
+                record=False).findings
+    assert want, f"{rules_file} finds nothing in the examples: a weak comparison"
+    assert [f.to_dict() for f in got] == [f.to_dict() for f in want]
+
+
+def test_scope_picks_traces(spark_engine: SparkEngine, examples_store: Store) -> None:
+    rules = load_rules(EXAMPLES / "archive-incident.rules.yaml")
+    one = sorted(examples_store.trace_ids())[:2]
+    got = spark_engine.violations(examples_store, rules, one)
+    want = DuckDBEngine().violations(examples_store, rules, one)
+    assert want and {v.trace_id for v in got} <= set(one)
+    assert sorted(got) == sorted(want)
+
+
+def test_rule_that_cannot_be_shipped_is_named(spark_engine: SparkEngine,
+                                             examples_store: Store) -> None:
+    rules = load_rules(EXAMPLES / "archive-incident.rules.yaml")
+    body = rules.rules[1].body
+    object.__setattr__(body, "_lock", threading.Lock())  # a body pickle cannot carry
+    with pytest.raises(SparkError) as err:
+        spark_engine.violations(examples_store, rules, None)
+    assert err.value.code == "SPARK_RULE_UNSUPPORTED"
+    assert repr(rules.rules[1].id) in err.value.message
+    assert "cannot be sent to the executors" in err.value.message
+
+
+def test_unreadable_store_file(spark_engine: SparkEngine, tmp_path: Path) -> None:
+    store = Store(tmp_path / "store")
+    ingest([EXAMPLES / "rules" / "added-enum" / "bad.jsonl"], store)
+    events = store.files("events")
+    events[0].write_bytes(b"not parquet at all")
+    rules = load_rules(EXAMPLES / "rules" / "added-enum" / "rules.yaml")
+    with pytest.raises(SparkError) as err:
+        spark_engine.violations(store, rules, None)
+    assert err.value.code == "SPARK_STORE_UNREADABLE"
+    events[0].unlink()
+    with pytest.raises(SparkError) as err:
+        spark_engine.violations(store, rules, None)
+    assert err.value.code == "SPARK_STORE_UNREADABLE"
+
+
+def _cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "workbench", *args], env=env, text=True,
+                          capture_output=True, timeout=600, check=False)
+
+
+@pytest.fixture(scope="module")
+def cli_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli") / "store"
+    ingest([EXAMPLES / "archive-incident.otlp.json"], Store(root))
+    return root
+
+
+def test_no_java_is_spark_unavailable(cli_store: Path, tmp_path: Path) -> None:
+    """A PATH with this Python but no java, and no JAVA_HOME: a real subprocess."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = str(bin_dir)
+    before = sorted(p.relative_to(cli_store) for p in cli_store.rglob("*"))
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine", "spark",
+              "--store", str(cli_store)], env)
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_UNAVAILABLE]" in r.stderr
+    assert "Java" in r.stderr and "trace-workbench[spark]" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert sorted(p.relative_to(cli_store) for p in cli_store.rglob("*")) == before
+
+
+def test_no_pyspark_is_spark_unavailable(cli_store: Path, tmp_path: Path) -> None:
+    """PySpark hidden from the interpreter (a ``pyspark`` that cannot be imported first
+    on ``PYTHONPATH``): the same exit and hint."""
+    fake = tmp_path / "hide" / "pyspark"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('hidden for this test')\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "hide"))
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine", "spark",
+              "--store", str(cli_store)], env)
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_UNAVAILABLE]" in r.stderr and "PySpark" in r.stderr
+    assert "pip install 'trace-workbench[spark]'" in r.stderr
+
+
+def test_unreachable_master(cli_store: Path) -> None:
+    with socket.socket() as s:  # a port nothing listens on: bound, never listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+        r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine",
+                  "spark", "--spark-master", f"spark://127.0.0.1:{port}",
+                  "--store", str(cli_store)], dict(os.environ))
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_MASTER_UNREACHABLE]" in r.stderr
+    assert f"127.0.0.1:{port}" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("master", ["spark://", "spark://host-without-port"])
+def test_unparsable_master(cli_store: Path, master: str) -> None:
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine", "spark",
+              "--spark-master", master, "--store", str(cli_store)], dict(os.environ))
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_MASTER_UNREACHABLE]" in r.stderr and "cannot parse" in r.stderr
+
+
+def test_master_without_the_spark_engine(cli_store: Path) -> None:
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"),
+              "--spark-master", "local[2]", "--store", str(cli_store)], dict(os.environ))
+    assert r.returncode == 2 and "error[USAGE]" in r.stderr
+    assert "--engine spark" in r.stderr
+
+
+@pytest.mark.parametrize(("message", "code"), [
+    ("[PATH_NOT_FOUND] Path does not exist: file:/s/events/day=2026-01-01/B-0.parquet",
+     "SPARK_STORE_UNREADABLE"),
+    ("java.nio.file.AccessDeniedException: /s/events/day=2026-01-01/B-0.parquet",
+     "SPARK_STORE_UNREADABLE"),
+    ("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file", "SPARK_STORE_UNREADABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench'",
+     "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench.rules'",
+     "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'pyarrow'",
+     "SPARK_UNAVAILABLE"),
+    # look-alikes that are bugs, to be reported as such (exit 3), not coded away
+    ("PythonException: ... ModuleNotFoundError: No module named 'workbench_extras'", None),
+    ("PythonException: ... KeyError: 'seq'", None),
+    ("[DIVIDE_BY_ZERO] Division by zero", None),
+])
+def test_spark_failures_that_are_not_bugs(message: str, code: str | None) -> None:
+    """Which of Spark's job failures become a coded error (the messages as Spark words
+    them; a cluster whose executors lack the workbench cannot run here)."""
+    got = spark_failure(RuntimeError(message), Path("/s"))
+    assert (got.code if got is not None else None) == code
+    if got is not None:
+        assert got.hint

@@ -1,0 +1,246 @@
+"""The Spark engine: the same rules over the store's Parquet files on Apache Spark.
+
+Rules are trace-local, so the plan is a scan of the committed ``events`` files (the
+paths the commit records name, as the DuckDB views read them), the scope's trace ids
+as a filter, and a shuffle by ``trace_id``; each group, one whole trace, is judged on
+an executor by the rule bodies themselves (``RuleBody.violations``, the reference
+meaning of the language, shipped there pickled). No rule is written twice, and the
+violations are exactly the Python engine's; they are worded on the driver by ``word``,
+as the DuckDB engine's are, so findings, signatures and messages are identical.
+docs/scale.md says why this plan and not Spark SQL compiled or transpiled from the
+DuckDB queries (measured by ``bench/spark_transpile.py``).
+
+What fails is said with a code, never a traceback and never a quiet fall back to
+another engine: ``SPARK_UNAVAILABLE`` (no PySpark, no Java, executors whose Python lacks
+the workbench), ``SPARK_MASTER_UNREACHABLE`` (a master URL that cannot be parsed or
+reached), ``SPARK_STORE_UNREADABLE`` (a data file Spark cannot read) and
+``SPARK_RULE_UNSUPPORTED`` (a rule whose body cannot be shipped to the executors: which
+rule, and why).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import shutil
+import socket
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pyarrow as pa
+
+from ..model import EVENTS, Event, Trace, WorkbenchError
+from ..store import Store
+from ._engine import Violation, word
+from ._findings import Finding
+from ._rule import RuleSet
+
+__all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "java_available",
+           "spark_failure"]
+
+SPARK_INSTALL_HINT = ("install the Spark extra (pip install 'trace-workbench[spark]') and "
+                      "Java 17 or later (java on PATH, or JAVA_HOME set); "
+                      "or use --engine duckdb")
+_OUT = "rule int, trace_id string, events array<string>"
+_CONNECT_SECONDS = 5.0
+_LOG4J = Path(__file__).with_name("spark-log4j2.properties")  # errors only, on stderr
+
+
+class SparkError(WorkbenchError):
+    """The Spark engine cannot run: no PySpark or Java, a master it cannot reach, store
+    files it cannot read, or a rule it cannot ship (the code says which)."""
+
+    code = "SPARK_UNAVAILABLE"
+    default_hint = SPARK_INSTALL_HINT
+
+
+def java_available() -> bool:
+    """A ``java`` Spark can start: ``$JAVA_HOME/bin/java``, else one on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        return os.access(Path(home) / "bin" / "java", os.X_OK)
+    return shutil.which("java") is not None
+
+
+def _check_master(master: str) -> None:
+    """A standalone master (``spark://host:port[,host:port]``) must answer a TCP
+    connection, else Spark would retry for a minute before giving up; other masters
+    (``local[*]``, ``yarn``, ``k8s://``) Spark checks itself."""
+    if not master.startswith("spark://"):
+        return
+    for hostport in master[len("spark://"):].split(","):
+        parts = urlsplit("//" + hostport)
+        try:
+            host, port = parts.hostname, parts.port
+        except ValueError:
+            host, port = None, None
+        if not host or port is None:
+            raise SparkError(f"cannot parse the Spark master {master!r}",
+                             code="SPARK_MASTER_UNREACHABLE",
+                             hint="give --spark-master as spark://HOST:PORT, local[N], "
+                                  "yarn or k8s://URL")
+        try:
+            socket.create_connection((host, port), timeout=_CONNECT_SECONDS).close()
+            return
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+    raise SparkError(f"the Spark master {master} does not answer ({reason})",
+                     code="SPARK_MASTER_UNREACHABLE",
+                     hint="start the master, or check its host and port; "
+                          "--spark-master local[*] runs Spark on this machine")
+
+
+def _session(master: str | None, partitions: int | None) -> Any:
+    if not java_available():
+        raise SparkError("the Spark engine needs Java, and none was found")
+    try:
+        with warnings.catch_warnings():  # PySpark's warnings about pandas versions
+            warnings.simplefilter("ignore", FutureWarning)
+            from pyspark.sql import SparkSession
+    except ImportError:
+        raise SparkError("the Spark engine needs PySpark, which is not installed") from None
+    if master is None and "PYSPARK_GATEWAY_PORT" not in os.environ:
+        master = "local[*]"  # else spark-submit started this process: its master
+    if master is not None:
+        _check_master(master)
+    if master is None or master.startswith("local"):
+        # executors on this machine run this interpreter, which has the workbench
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    quiet = f"-Dlog4j2.configurationFile={_LOG4J.as_uri()}"
+    builder = SparkSession.builder
+    if master is not None:
+        builder = builder.master(master)
+    builder = (builder.appName("workbench check")
+               .config("spark.driver.extraJavaOptions", quiet)
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true"))
+    if partitions is not None:
+        builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            spark = builder.getOrCreate()
+    except Exception as exc:  # the JVM's reasons come as Java exceptions of many kinds
+        raise SparkError(f"Spark did not start on {master or 'the submitted master'}: "
+                         f"{_first_line(exc)}",
+                         code="SPARK_MASTER_UNREACHABLE",
+                         hint="check --spark-master and the cluster; "
+                              + SPARK_INSTALL_HINT) from None
+    spark.sparkContext.setLogLevel("ERROR")
+    if partitions is not None:  # exactly these: adaptive execution would merge them
+        spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
+        spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    return spark
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0][:300] if text else type(exc).__name__
+
+
+def _shippable(rules: RuleSet) -> None:
+    """Each rule's body must travel to the executors (pickled), or the rule is named."""
+    for rule in rules:
+        try:
+            pickle.dumps(rule)
+        except Exception as exc:
+            raise SparkError(
+                f"rule {rule.id!r} cannot run on Spark: its {type(rule.body).__name__} body "
+                f"cannot be sent to the executors ({_first_line(exc)})",
+                code="SPARK_RULE_UNSUPPORTED",
+                hint="run this rule with --engine duckdb, or make its body picklable"
+            ) from None
+
+
+def _judge(rules: RuleSet) -> Any:
+    """The function each trace's group of rows is given to, on an executor."""
+    names = EVENTS.names
+
+    def judge(table: pa.Table) -> pa.Table:
+        rows = table.select(names).sort_by("seq").to_pylist()
+        trace = Trace.from_events(Event.from_row(r) for r in rows)
+        out: dict[str, list[Any]] = {"rule": [], "trace_id": [], "events": []}
+        for i, rule in enumerate(rules):
+            for primary in rule.body.violations(trace):
+                out["rule"].append(i)
+                out["trace_id"].append(trace.trace_id)
+                out["events"].append(list(primary))
+        return pa.table(out, schema=pa.schema([
+            ("rule", pa.int32()), ("trace_id", pa.string()),
+            ("events", pa.list_(pa.string()))]))
+
+    return judge
+
+
+class SparkEngine:
+    """The ``Engine`` that runs each rule on Spark over the store's files: ``master`` a
+    Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
+    given), ``partitions`` the shuffle's partitions (default: Spark's)."""
+
+    def __init__(self, master: str | None = None, partitions: int | None = None) -> None:
+        self.master = master
+        self.partitions = partitions
+
+    def violations(self, store: Store, rules: RuleSet,
+                   trace_ids: Sequence[str] | None) -> list[Violation]:
+        files = [str(p.resolve()) for p in store.files("events")]
+        if not files or not len(rules) or (trace_ids is not None and not trace_ids):
+            return []
+        spark = _session(self.master, self.partitions)
+        _shippable(rules)
+        from pyspark.sql import functions as F
+        from pyspark.sql.pandas.types import from_arrow_schema
+
+        try:
+            events = spark.read.schema(from_arrow_schema(EVENTS)).parquet(*files)
+            if trace_ids is not None:
+                events = events.filter(F.col("trace_id").isin(list(trace_ids)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                found = (events.groupBy("trace_id").applyInArrow(_judge(rules), _OUT)
+                         .collect())
+        except Exception as exc:
+            known = spark_failure(exc, store.root)
+            if known is None:
+                raise
+            raise known from None
+        ids = [r.id for r in rules]
+        out = [Violation(ids[row["rule"]], row["trace_id"], tuple(row["events"]))
+               for row in found]
+        # rule by rule, then by trace; within a trace the body's own (step) order
+        out.sort(key=lambda v: (ids.index(v.rule), v.trace_id))
+        return out
+
+    def findings(self, store: Store, rules: RuleSet,
+                 trace_ids: Sequence[str] | None) -> list[Finding]:
+        return word(store, rules, self.violations(store, rules, trace_ids))
+
+
+_UNREADABLE = ("PATH_NOT_FOUND", "FileNotFoundException", "AccessDeniedException",
+               "Permission denied", "CANNOT_READ_FILE", "FAILED_READ_FILE",
+               "is not a Parquet file")
+_NO_MODULE = re.compile(r"No module named '(workbench|pyarrow|orjson|jsonschema)[.']")
+
+
+def spark_failure(exc: BaseException, root: Path) -> SparkError | None:
+    """The coded error for a Spark job's failure that is not a bug: store files it cannot
+    list or read, or executors whose Python lacks the workbench (told by Spark's
+    messages, not its types: they reach Python as one Java exception or another)."""
+    text = str(exc)
+    if any(s in text for s in _UNREADABLE):
+        return SparkError(f"Spark cannot read the store {root}: {_first_line(exc)}",
+                          code="SPARK_STORE_UNREADABLE",
+                          hint="the executors must read the store's files at the same "
+                               "paths (docs/scale.md); check its permissions")
+    missing = _NO_MODULE.search(text)
+    if missing:
+        return SparkError(f"the Spark executors cannot import {missing.group(1)}",
+                          hint="install the workbench in the executors' Python, or ship "
+                               "an environment with spark.archives (docs/scale.md)")
+    return None
