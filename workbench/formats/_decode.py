@@ -137,10 +137,7 @@ def _json_error(source: SourceFile, exc: Exception,
 
 def located(exc: LimitExceededError, file: str, line: int | None = None) -> LimitExceededError:
     """A breach ``model.loads`` found, with the file (and line) it is in."""
-    where = file + (f" line {line}" if line else "")
-    message = exc.message.split(": ", 1)[-1]
-    details = {k: v for k, v in exc.details.items() if k not in ("file", "line")}
-    return LimitExceededError(f"{where}: {message}", file=file, line=line, **details)
+    return exc.at(file, line)
 
 
 def load_document(source: SourceFile) -> Any:

@@ -63,10 +63,29 @@ _DEPTH, _DIGITS_LIMIT = LIMITS["json_depth"], LIMITS["integer_digits"]
 
 def _exact(text: str) -> Any:
     try:
-        return json.loads(text, parse_constant=_no_constant, parse_int=_int,
-                          parse_float=_float)
+        value = json.loads(text, parse_constant=_no_constant, parse_int=_int,
+                           parse_float=_float)
     except RecursionError:  # the standard library nests on the interpreter's stack
         raise _DEPTH.breach("JSON", "more than the interpreter's stack holds") from None
+    _within_depth(value)  # orjson's bound, which the standard library does not keep
+    return value
+
+
+def _within_depth(value: Any) -> None:
+    """``LimitExceededError`` when ``value`` nests deeper than ``json_depth`` (walked
+    without recursion; only documents read the exact way pay for it)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            children: Any = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        if depth > _DEPTH.value:
+            raise _DEPTH.breach("JSON")
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
 
 
 def _int(literal: str) -> int:
@@ -90,6 +109,7 @@ def loads_many(text: str) -> list[Any]:
             if pos >= end:
                 return values
             value, pos = decoder.raw_decode(text, pos)
+            _within_depth(value)
             values.append(value)
     except RecursionError:
         raise _DEPTH.breach("JSON", "more than the interpreter's stack holds") from None

@@ -33,16 +33,27 @@ class Limit:
                line: int | None = None, **details: Any) -> LimitExceededError:
         """The error for a breach at ``where`` (``FILE line N`` or ``FILE: path``)."""
         seen = f" (found {found})" if found is not None else ""
+        placed: dict[str, Any] = {k: v for k, v in (("file", file), ("line", line))
+                                  if v is not None}
         return LimitExceededError(
             f"{where}: {self.what} exceeds the limit {self.name} = {self.value:,} "
-            f"{self.unit}{seen}", file=file, line=line, limit=self.name,
-            value=self.value, **details)
+            f"{self.unit}{seen}", **placed, limit=self.name, value=self.value, **details)
 
 
 class LimitExceededError(InputError):
     code = "LIMIT_EXCEEDED"
     default_hint = ("the file is larger or deeper than any real one; if it is genuine, "
                     "split it (docs/cli.md lists the limits)")
+
+    def at(self, file: str, line: int | None = None) -> LimitExceededError:
+        """The same breach, found without knowing where (``model.loads``), placed in
+        ``file`` (and ``line``)."""
+        where = file + (f" line {line}" if line else "")
+        details = {k: v for k, v in self.details.items() if k not in ("file", "line")}
+        if line is not None:
+            details["line"] = line
+        return LimitExceededError(f"{where}: {self.message.split(': ', 1)[-1]}",
+                                  file=file, **details)
 
 
 _ALL = (
