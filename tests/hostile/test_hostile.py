@@ -234,3 +234,14 @@ def test_verify_refuses_billion_laughs_in_a_fixture_rules_file(capsys, tmp_path)
     err = refused(capsys, "LIMIT_EXCEEDED", ["verify", "--fixtures", str(fixtures)],
                   [fixtures], isolated=True)
     assert "config_alias_nodes" in err
+
+
+@pytest.mark.parametrize("name", ["trace.parquet", "rules.yaml", "manifest.json"])
+def test_verify_refuses_a_fixture_file_linked_out_of_its_folder(capsys, tmp_path, name):
+    fixtures = _fixtures_copy(tmp_path)
+    version = fixtures / "archive-incident" / "v1"
+    outside = tmp_path / f"outside-{name}"
+    (version / name).rename(outside)
+    (version / name).symlink_to(outside)
+    err = refused(capsys, "REF_OUTSIDE", ["verify", "--fixtures", str(fixtures)], [fixtures])
+    assert name in err
