@@ -43,6 +43,7 @@ __all__ = [
     "parse_time_ns",
     "plain_json",
     "split_lines",
+    "stream_items",
 ]
 
 _READ_CHUNK = 1 << 20
@@ -164,6 +165,52 @@ def load_values(source: SourceFile) -> list[Any]:
         raise _json_error(source, exc) from None
     except LimitExceededError as exc:
         raise located(exc, source.display) from None
+
+
+def stream_items(f: Any, prefix: str) -> Iterator[Any]:
+    """The values at ``prefix`` (``resourceSpans.item``) of one JSON document too large
+    to load, one at a time, within ``json_depth``.
+
+    ``ijson.items`` cannot be bounded: it builds the path of every event as text, so a
+    value nested 100,000 deep costs gigabytes before the first item. Here ijson's basic
+    events (no paths) build each item, the depth counted as they come; a breach is
+    ``LimitExceededError`` without a file (the caller places it). About five times
+    slower than ``ijson.items``, on documents past ``STREAM_ABOVE`` only.
+    """
+    import ijson
+    from ijson.common import ObjectBuilder
+
+    limit = LIMITS["json_depth"]
+    want = prefix.split(".")
+    keys: list[Any] = []  # per open container around the items: its key, or "item"
+    builder: Any = None
+    depth = 0
+    for event, value in ijson.basic_parse(f, use_float=True):
+        if builder is not None:
+            builder.event(event, value)
+            if event in ("start_map", "start_array"):
+                depth += 1
+                if depth + len(keys) > limit.value:
+                    raise limit.breach("JSON")
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+                if depth == 0:
+                    yield builder.value
+                    builder = None
+        elif event == "map_key":
+            keys[-1] = value
+        elif event in ("end_map", "end_array"):
+            keys.pop()
+        elif keys == want:
+            if event in ("start_map", "start_array"):
+                builder, depth = ObjectBuilder(), 1
+                builder.event(event, value)
+            else:
+                yield value
+        elif event in ("start_map", "start_array"):
+            keys.append(None if event == "start_map" else "item")
+            if len(keys) > limit.value:
+                raise limit.breach("JSON")
 
 
 def load_yaml(source: SourceFile) -> Any:
