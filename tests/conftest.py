@@ -86,3 +86,16 @@ def spark_engine() -> object:
             pytest.fail(f"{missing} (CI=true: these tests must run in CI)")
         pytest.skip(missing)
     return SparkEngine("local[2]", partitions=4)
+
+
+# An internal error is a bug whatever a test expected: a CLI run in the test that printed
+# `error[INTERNAL]` to the captured stderr fails it (tests that read the output with
+# capsys go through `tests.support.run`, which checks the same).
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.passed and "error[INTERNAL]" in report.capstderr:
+        report.outcome = "failed"
+        report.longrepr = ("the test passed, but a CLI run in it ended in an internal error "
+                           "(a bug):\n" + report.capstderr[-2000:])

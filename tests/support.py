@@ -28,10 +28,20 @@ BadInput = tuple[str | bytes, str, list[str]]
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
-    """``workbench ARGV`` in-process: its exit code, stdout and stderr."""
+    """``workbench ARGV`` in-process: its exit code, stdout and stderr. An internal error
+    (exit 3, ``error[INTERNAL]``) fails the test whatever it expected: it is a bug."""
     code = main([str(a) for a in argv])
     out, err = capsys.readouterr()
+    no_internal_error(code, out, err, argv)
     return code, out, err
+
+
+def no_internal_error(code: int, out: str, err: str, argv: Sequence[object] = ()) -> None:
+    """Fail the test when a CLI run ended in an internal error (exit 3, or
+    ``error[INTERNAL]`` / an ``INTERNAL`` envelope in its output)."""
+    if code == 3 or "error[INTERNAL]" in err or '"code": "INTERNAL"' in out:
+        pytest.fail(f"internal error from `workbench {' '.join(map(str, argv))}` "
+                    f"(exit {code}): {err.strip()[:500]}", pytrace=False)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -1,4 +1,6 @@
-"""Mutated OTLP documents: ingest ends in success or exit 2 with the store unchanged."""
+"""Mutated OTLP documents, hostile values among the mutations (huge integers, deep
+nesting, non-numbers, times beyond int64): ingest ends in success or exit 2 with the
+store unchanged, never in an internal error."""
 
 import copy
 import json
@@ -13,8 +15,24 @@ from workbench.cli import main
 BASE = json.loads((Path(__file__).resolve().parents[2] / "traces" / "examples"
                    / "archive-incident.otlp.json").read_text())
 
+# hostile values: placeholders that become, once the document is text, an integer wider
+# than Python reads (integer_digits) or a value nested beyond json_depth; JSON's
+# non-numbers (json.dumps writes NaN and Infinity); integers and times beyond int64
+_SPLICE = {'"\\u0000HUGE\\u0000"': "9" * 5000, '"\\u0000DEEP\\u0000"': "[" * 2000 + "]" * 2000,
+           '"\\u0000DEEPOBJ\\u0000"': '{"a":' * 1500 + "1" + "}" * 1500,
+           '"\\u0000WIDE\\u0000"': "9" * 300}
+hostile = st.sampled_from(["\x00HUGE\x00", "\x00DEEP\x00", "\x00DEEPOBJ\x00", "\x00WIDE\x00",
+                           "Infinity", "NaN", "-Infinity", "1e400", "9" * 40, ["1e400", 0]]) \
+    | st.sampled_from([2**64, -(2**63) - 1, 10**30, float("inf"), float("nan"), 1e308])
 junk = st.none() | st.booleans() | st.integers() | st.text(max_size=8) | st.just([]) \
-    | st.just({}) | st.floats(allow_nan=False) | st.just({"stringValue": 3})
+    | st.just({}) | st.floats(allow_nan=False) | st.just({"stringValue": 3}) | hostile
+
+
+def _text(doc) -> bytes:
+    text = json.dumps(doc)
+    for placeholder, value in _SPLICE.items():
+        text = text.replace(placeholder, value)
+    return text.encode()
 
 
 def _nodes(doc, path=()):
@@ -65,7 +83,7 @@ def test_mutated_otlp_never_crashes_and_never_half_writes(muts, cut, truncate):
             _mutate(doc, path, how, value)
         except (KeyError, IndexError, TypeError, AttributeError):
             continue  # an earlier mutation removed or replaced the node
-    data = json.dumps(doc).encode()
+    data = _text(doc)
     if truncate:
         data = data[: len(data) * cut // 100]
     with tempfile.TemporaryDirectory() as d:

@@ -14,8 +14,12 @@ the line::
             ├── diff.CanonError      CANON_INVALID
             └── pytest_plugin.FlakesError  FLAKES_INVALID
 
-A missing file is ``FILE_NOT_FOUND`` of the kind's class. A YAML kind is a mapping whose
-``version`` is 1 (checked first) and whose other keys are the kind's ``keys``.
+A missing file is ``FILE_NOT_FOUND`` of the kind's class; a key given twice in one
+mapping is ``DUPLICATE_KEY`` of the kind's class. Every file is read within the limits
+of ``model.LIMITS`` (``config_bytes``, ``yaml_depth``, ``config_alias_nodes``,
+``config_scalar_chars``, ``integer_digits``): a breach is ``LIMIT_EXCEEDED``. A YAML
+kind is a mapping whose ``version`` is 1 (checked first) and whose other keys are the
+kind's ``keys``.
 """
 
 from __future__ import annotations
@@ -26,10 +30,10 @@ from typing import Any, Generic, TypeVar
 
 import yaml
 
-from ..model import InputError
-from ._node import Node
+from ..model import LIMITS, InputError
+from ._node import ConfigLoader, DuplicateKeyError, Node
 
-__all__ = ["ConfigError", "ConfigFile"]
+__all__ = ["ConfigError", "ConfigFile", "safe_load"]
 
 
 class ConfigError(InputError):
@@ -39,6 +43,7 @@ class ConfigError(InputError):
 
 
 E = TypeVar("E", bound=ConfigError)
+_BYTES = LIMITS["config_bytes"]
 
 
 class ConfigFile(Generic[E]):
@@ -67,6 +72,9 @@ class ConfigFile(Generic[E]):
         """The file's text; ``FILE_NOT_FOUND`` when there is none."""
         p = Path(path)
         try:
+            size = p.stat().st_size
+            if size > _BYTES.value and p.is_file():
+                raise _BYTES.breach(str(p), size, file=str(p))
             return p.read_text(encoding="utf-8")
         except FileNotFoundError:
             raise self.error_type(f"no {self.name} {p}", code="FILE_NOT_FOUND", hint=self.hint,
@@ -93,11 +101,29 @@ class ConfigFile(Generic[E]):
 
     def parse_yaml(self, text: str, source: str) -> Node | None:
         """Any YAML document (None when the text holds none), every node with its line."""
+        if len(text) > _BYTES.value:
+            raise _BYTES.breach(source, len(text), file=source)
         try:
             return Node.compose(text, self, source)
+        except DuplicateKeyError as exc:
+            raise self.error(source, str(exc.problem), exc.line, code="DUPLICATE_KEY",
+                             hint="give each key once") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 1 if mark is not None else None
             problem = getattr(exc, "problem", None) or exc
             raise self.error(source, f"not valid YAML ({problem})", line,
                              code=self.yaml_code) from None
+
+
+def safe_load(text: str, source: str) -> Any:
+    """Plain data from YAML ``text`` as a configuration file is read: within its limits
+    (``LIMIT_EXCEEDED``) and with no key given twice (``DuplicateKeyError``, a
+    ``yaml.YAMLError``); ``yaml.YAMLError`` when it is not YAML."""
+    if len(text) > _BYTES.value:
+        raise _BYTES.breach(source, len(text), file=source)
+    loader = ConfigLoader(text, source)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ..model import LIMITS, LimitedLoader
+
 if TYPE_CHECKING:
     from ._file import ConfigError, ConfigFile
 
-__all__ = ["Node"]
+__all__ = ["ConfigLoader", "DuplicateKeyError", "Node"]
 
 
 class Node:
@@ -33,7 +35,7 @@ class Node:
     def compose(cls, text: str, file: ConfigFile[Any], source: str) -> Node | None:
         """The document in ``text`` (None when it holds none); ``yaml.YAMLError`` when it
         is not YAML."""
-        loader = yaml.SafeLoader(text)
+        loader = ConfigLoader(text, source)
         try:
             root = loader.get_single_node()
             return None if root is None else cls(root, _Document(loader, file, source))
@@ -66,6 +68,38 @@ class Node:
 
 _KINDS: dict[type[yaml.Node], str] = {yaml.MappingNode: "mapping",
                                       yaml.SequenceNode: "sequence"}
+
+
+class DuplicateKeyError(yaml.constructor.ConstructorError):
+    """A mapping names a key twice (YAML keeps the last silently; a reviewer reads the
+    first)."""
+
+    def __init__(self, key: Any, first: yaml.Node, again: yaml.Node) -> None:
+        super().__init__(None, None, f"duplicate key {key!r} (first on line "
+                         f"{first.start_mark.line + 1})", again.start_mark)
+        self.key, self.line = key, again.start_mark.line + 1
+
+
+class ConfigLoader(LimitedLoader):
+    """The safe loader within the limits of configuration files (a small alias budget,
+    a bound on every value) that refuses a key given twice in one mapping."""
+
+    aliases = LIMITS["config_alias_nodes"]
+    scalar = LIMITS["config_scalar_chars"]
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, yaml.Node] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                first = seen.setdefault(key, key_node)
+            except TypeError:  # unhashable: the constructor says so
+                continue
+            if first is not key_node:
+                raise DuplicateKeyError(key, first, key_node)
+        return super().construct_mapping(node, deep=deep)
 
 
 class _Document:

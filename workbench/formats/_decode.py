@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import math
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +17,17 @@ import numpy as np
 import orjson
 import yaml
 
-from ..model import EncodingError, InputError, InvalidJSONError, JSONDecodeError, loads
+from ..model import (
+    LIMITS,
+    EncodingError,
+    InputError,
+    InvalidJSONError,
+    JSONDecodeError,
+    LimitedLoader,
+    LimitExceededError,
+    loads,
+    loads_many,
+)
 from ._adapter import SourceFile
 
 __all__ = [
@@ -24,12 +35,15 @@ __all__ = [
     "iter_json_lines_marked",
     "lines_before",
     "load_document",
+    "load_values",
     "load_yaml",
     "loads_exact",
+    "located",
     "maybe_json",
     "parse_time_ns",
     "plain_json",
     "split_lines",
+    "stream_items",
 ]
 
 _READ_CHUNK = 1 << 20
@@ -107,8 +121,12 @@ def _encoding_error(source: SourceFile, data: bytes, line_offset: int = 0) -> En
     return None
 
 
-def _json_error(source: SourceFile, exc: Exception, line: int | None = None) -> InvalidJSONError:
+def _json_error(source: SourceFile, exc: Exception,
+                line: int | None = None) -> InvalidJSONError | LimitExceededError:
     lineno = getattr(exc, "lineno", None)
+    if str(exc).startswith("depth limit exceeded"):  # orjson's own bound, json_depth
+        where = line if line is not None else lineno
+        return located(LIMITS["json_depth"].breach("JSON"), source.display, where)
     col = getattr(exc, "colno", None)
     where = f"line {line if line is not None else lineno}"
     if line is None and col is not None:
@@ -118,6 +136,11 @@ def _json_error(source: SourceFile, exc: Exception, line: int | None = None) -> 
                             file=source.display, line=line if line is not None else lineno)
 
 
+def located(exc: LimitExceededError, file: str, line: int | None = None) -> LimitExceededError:
+    """A breach ``model.loads`` found, with the file (and line) it is in."""
+    return exc.at(file, line)
+
+
 def load_document(source: SourceFile) -> Any:
     """The whole file as one JSON value."""
     data = source.path.read_bytes()
@@ -125,20 +148,88 @@ def load_document(source: SourceFile) -> Any:
         return loads_exact(data)
     except JSONDecodeError as exc:
         raise (_encoding_error(source, data) or _json_error(source, exc)) from None
+    except LimitExceededError as exc:
+        raise located(exc, source.display) from None
+
+
+def load_values(source: SourceFile) -> list[Any]:
+    """The JSON values written one after another in the file (``{...}{...}`` or
+    separated by white space), exactly and within the same limits as
+    ``load_document``; ``INVALID_JSON`` where one does not parse."""
+    data = source.path.read_bytes()
+    try:
+        return loads_many(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _encoding_error(source, data) or _json_error(source, ValueError()) from None
+    except JSONDecodeError as exc:
+        raise _json_error(source, exc) from None
+    except LimitExceededError as exc:
+        raise located(exc, source.display) from None
+
+
+def stream_items(f: Any, prefix: str) -> Iterator[Any]:
+    """The values at ``prefix`` (``resourceSpans.item``) of one JSON document too large
+    to load, one at a time, within ``json_depth``.
+
+    ``ijson.items`` cannot be bounded: it builds the path of every event as text, so a
+    value nested 100,000 deep costs gigabytes before the first item. Here ijson's basic
+    events (no paths) build each item, the depth counted as they come; a breach is
+    ``LimitExceededError`` without a file (the caller places it). About five times
+    slower than ``ijson.items``, on documents past ``STREAM_ABOVE`` only.
+    """
+    import ijson
+    from ijson.common import ObjectBuilder
+
+    limit = LIMITS["json_depth"]
+    want = prefix.split(".")
+    keys: list[Any] = []  # per open container around the items: its key, or "item"
+    builder: Any = None
+    depth = 0
+    for event, value in ijson.basic_parse(f, use_float=True):
+        if builder is not None:
+            builder.event(event, value)
+            if event in ("start_map", "start_array"):
+                depth += 1
+                if depth + len(keys) > limit.value:
+                    raise limit.breach("JSON")
+            elif event in ("end_map", "end_array"):
+                depth -= 1
+                if depth == 0:
+                    yield builder.value
+                    builder = None
+        elif event == "map_key":
+            keys[-1] = value
+        elif event in ("end_map", "end_array"):
+            keys.pop()
+        elif keys == want:
+            if event in ("start_map", "start_array"):
+                builder, depth = ObjectBuilder(), 1
+                builder.event(event, value)
+            else:
+                yield value
+        elif event in ("start_map", "start_array"):
+            keys.append(None if event == "start_map" else "item")
+            if len(keys) > limit.value:
+                raise limit.breach("JSON")
 
 
 def load_yaml(source: SourceFile) -> Any:
-    """The whole file as one YAML document (safe loader: plain data only).
+    """The whole file as one YAML document (safe loader: plain data only, within the
+    limits ``yaml_bytes``, ``yaml_depth``, ``yaml_alias_nodes`` and ``integer_digits``).
 
     Timestamps stay text (the adapters parse times themselves) and a bad document is an
     ``INVALID_YAML`` error naming the line.
     """
+    limit = LIMITS["yaml_bytes"]
+    if source.size > limit.value:
+        raise limit.breach(source.display, source.size, file=source.display)
     data = source.path.read_bytes()
     enc = _encoding_error(source, data)
     if enc is not None:
         raise enc
+    loader = _PlainLoader(data.decode("utf-8"), source.display)
     try:
-        return yaml.load(data.decode("utf-8"), Loader=_PlainLoader)  # a SafeLoader
+        return loader.get_single_data()
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -147,15 +238,17 @@ def load_yaml(source: SourceFile) -> Any:
         raise InputError(f"{source.display}: invalid YAML{where}: {problem}",
                          code="INVALID_YAML", file=source.display, line=line,
                          hint="check the file is a complete YAML document") from None
+    finally:
+        loader.dispose()
 
 
-class _PlainLoader(yaml.SafeLoader):
-    """SafeLoader that leaves timestamps as strings."""
+class _PlainLoader(LimitedLoader):
+    """The safe loader, within the limits, that leaves timestamps as strings."""
 
 
 _PlainLoader.yaml_implicit_resolvers = {
     k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-    for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    for k, v in LimitedLoader.yaml_implicit_resolvers.items()}
 
 
 def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
@@ -189,6 +282,9 @@ def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]
                 first = lines_before(source) if source.start else 0
                 raise (_encoding_error(source, raw, first + n - 1)
                        or _json_error(source, exc, first + n)) from None
+            except LimitExceededError as exc:
+                first = lines_before(source) if source.start else 0
+                raise located(exc, source.display, first + n) from None
             yield n, value, plain
 
 
@@ -229,7 +325,7 @@ def maybe_json(value: Any) -> Any:
         if s[:1] in ("{", "[") and s.rstrip()[-1:] in ("}", "]"):
             try:
                 return orjson.loads(value) if _PLAIN.get() else loads_exact(value)
-            except JSONDecodeError:
+            except (*JSONDecodeError, LimitExceededError):  # kept as the text it is
                 return value
     return value
 
@@ -244,19 +340,23 @@ def parse_time_ns(value: Any) -> int | None:
 
     ISO 8601 (up to nanoseconds; no zone means UTC), OTLP ``*UnixNano`` strings and
     numbers, OpenTelemetry JS ``[seconds, nanos]`` pairs, and epoch numbers in s, ms,
-    us or ns (told apart by magnitude).
+    us or ns (told apart by magnitude). What is no time in int64 nanoseconds (beyond
+    its range, ``Infinity``, ``NaN``, a run of digits longer than any time) is None, as
+    a missing time is.
     """
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, list | tuple) and len(value) == 2 and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in value):
-        return int(value[0]) * 1_000_000_000 + int(value[1])
+        if not all(math.isfinite(v) for v in value):
+            return None
+        return _int64(int(value[0]) * 1_000_000_000 + int(value[1]))
     if isinstance(value, str):
         s = value.strip()
         if not s:
             return None
         if s.lstrip("-").isdigit():
-            return _epoch_ns(int(s))
+            return _epoch_ns(int(s)) if len(s) <= _TIME_DIGITS else None
         m = _ISO.match(s)
         if m is None:
             try:
@@ -281,7 +381,16 @@ def parse_time_ns(value: Any) -> int | None:
     return None
 
 
+_TIME_DIGITS = 40  # far beyond any time in int64 nanoseconds, far below int()'s bound
+
+
+def _int64(ns: int) -> int | None:
+    return ns if -(1 << 63) <= ns < (1 << 63) else None  # beyond int64: not a time
+
+
 def _epoch_ns(v: float) -> int | None:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None  # Infinity, NaN: not a time
     exact = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)  # 1.25 s, not 1.2499…
     a = abs(exact)
     if a < 10**11:        # seconds (until the year 5138)
@@ -289,4 +398,4 @@ def _epoch_ns(v: float) -> int | None:
     if a < 10**14:        # milliseconds
         return int(exact * 10**6)
     ns = int(exact * 10**3) if a < 10**17 else int(exact)  # microseconds, else ns
-    return ns if -(1 << 63) <= ns < (1 << 63) else None  # beyond int64: not a time
+    return _int64(ns)

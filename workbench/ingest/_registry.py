@@ -21,7 +21,7 @@ from ..formats import (
     Adapter,
     SourceFile,
 )
-from ..model import EmptyInputError, UnrecognizedFormatError, UsageError
+from ..model import EmptyInputError, LimitExceededError, UnrecognizedFormatError, UsageError
 
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
@@ -49,7 +49,10 @@ def detect(source: SourceFile) -> Adapter:
         raise EmptyInputError(f"{source.display} is empty", file=source.display)
     best: tuple[int, Adapter] | None = None
     for a in ADAPTERS:
-        score = a.sniff(source)
+        try:
+            score = a.sniff(source)
+        except LimitExceededError as exc:  # the head alone breaks a limit: refused
+            raise exc.at(source.display) from None
         if score > 0 and (best is None or score > best[0]):
             best = (score, a)
     if best is None:

@@ -1,4 +1,5 @@
-"""Core: the event model, paths into JSON, data flow and errors. Pure: no I/O."""
+"""Core: the event model, paths into JSON, data flow, errors and the limits on input.
+Pure: no I/O."""
 
 from ._errors import (
     DuplicateEventError,
@@ -18,7 +19,8 @@ from ._errors import (
     WorkbenchError,
 )
 from ._event import Event, Ref
-from ._json import JSONDecodeError, dumps, dumps_bytes, loads
+from ._json import JSONDecodeError, dumps, dumps_bytes, loads, loads_many
+from ._limits import LIMITS, Limit, LimitExceededError
 from ._paths import STAR, Path, format_path, parse_path
 from ._refs import (
     ARG_KINDS,
@@ -45,6 +47,7 @@ from ._schema import (
     TRACES,
 )
 from ._trace import Trace
+from ._yaml import LimitedLoader
 
 __all__ = [
     "ARG_KINDS",
@@ -55,6 +58,7 @@ __all__ = [
     "FINDINGS",
     "FLAGS_KEY",
     "JSON_COLUMNS",
+    "LIMITS",
     "STAR",
     "STATUSES",
     "TRACES",
@@ -67,6 +71,9 @@ __all__ = [
     "InvalidTraceError",
     "JSONDecodeError",
     "KeyedSource",
+    "Limit",
+    "LimitExceededError",
+    "LimitedLoader",
     "NotFoundError",
     "Path",
     "PathSyntaxError",
@@ -91,6 +98,7 @@ __all__ = [
     "link_columns",
     "linkable",
     "loads",
+    "loads_many",
     "parse_path",
     "result_keys",
     "trace_row",

@@ -13,6 +13,7 @@ resembles, so ``except ValueError`` still works for callers who do not know us::
     │   ├── InvalidJSONError                 INVALID_JSON
     │   ├── UnrecognizedFormatError          UNKNOWN_FORMAT
     │   ├── InvalidTraceError                INVALID_TRACE
+    │   ├── LimitExceededError               LIMIT_EXCEEDED (in _limits.py)
     │   └── DuplicateEventError              DUPLICATE_EVENT_ID
     ├── PathSyntaxError (ValueError)         PATH_SYNTAX
     ├── StoreError (OSError)                 STORE_ERROR

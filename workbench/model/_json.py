@@ -8,11 +8,14 @@ the standard library, which keeps every digit.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import orjson
 
-__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "loads"]
+from ._limits import LIMITS
+
+__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "loads", "loads_many"]
 
 JSONDecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError)
 
@@ -38,14 +41,85 @@ def _wide(data: bytes) -> bool:
 
 
 def loads(data: bytes | str) -> Any:
-    """Parse JSON exactly. Raises one of ``JSONDecodeError`` on bad input."""
-    if isinstance(data, bytes):
-        if not _wide(data):
+    """Parse JSON exactly. Raises one of ``JSONDecodeError`` on bad input, and
+    ``LimitExceededError`` (without a file: the caller names it) for a value nested
+    deeper than ``json_depth`` or an integer longer than ``integer_digits``."""
+    try:
+        if isinstance(data, bytes):
+            if not _wide(data):
+                return orjson.loads(data)
+            return _exact(data.decode("utf-8"))
+        if len(data) < 20 or not _wide(data.encode("utf-8", "surrogatepass")):
             return orjson.loads(data)
-        return json.loads(data.decode("utf-8"), parse_constant=_no_constant)
-    if len(data) < 20 or not _wide(data.encode("utf-8", "surrogatepass")):
-        return orjson.loads(data)
-    return json.loads(data, parse_constant=_no_constant)
+        return _exact(data)
+    except orjson.JSONDecodeError as exc:
+        if str(exc).startswith("depth limit exceeded"):
+            raise _DEPTH.breach("JSON") from None
+        raise
+
+
+_DEPTH, _DIGITS_LIMIT = LIMITS["json_depth"], LIMITS["integer_digits"]
+
+
+def _exact(text: str) -> Any:
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_int=_int,
+                           parse_float=_float)
+    except RecursionError:  # the standard library nests on the interpreter's stack
+        raise _DEPTH.breach("JSON", "more than the interpreter's stack holds") from None
+    _within_depth(value)  # orjson's bound, which the standard library does not keep
+    return value
+
+
+def _within_depth(value: Any) -> None:
+    """``LimitExceededError`` when ``value`` nests deeper than ``json_depth`` (walked
+    without recursion; only documents read the exact way pay for it)."""
+    stack = [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, dict):
+            children: Any = v.values()
+        elif isinstance(v, list):
+            children = v
+        else:
+            continue
+        if depth > _DEPTH.value:
+            raise _DEPTH.breach("JSON")
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+
+
+def _int(literal: str) -> int:
+    digits = len(literal) - literal.startswith("-")
+    if digits > _DIGITS_LIMIT.value:
+        raise _DIGITS_LIMIT.breach("JSON", digits)
+    return int(literal)
+
+
+def loads_many(text: str) -> list[Any]:
+    """The JSON values written one after another in ``text`` (``{..}{..}`` or separated
+    by white space), exactly and within the same limits as ``loads``."""
+    decoder = json.JSONDecoder(parse_constant=_no_constant, parse_int=_int,
+                               parse_float=_float)
+    values: list[Any] = []
+    pos, end = 0, len(text)
+    try:
+        while True:
+            while pos < end and text[pos] in " \t\r\n":
+                pos += 1
+            if pos >= end:
+                return values
+            value, pos = decoder.raw_decode(text, pos)
+            _within_depth(value)
+            values.append(value)
+    except RecursionError:
+        raise _DEPTH.breach("JSON", "more than the interpreter's stack holds") from None
+
+
+def _float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):  # orjson refuses these too
+        raise json.JSONDecodeError("number is infinity when parsed as double", literal, 0)
+    return value
 
 
 def _no_constant(name: str) -> Any:
@@ -56,9 +130,13 @@ def dumps_bytes(value: Any) -> bytes:
     """Compact JSON bytes, keys in their given order."""
     try:
         return orjson.dumps(value)
-    except TypeError:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                          default=str).encode("utf-8")
+    except TypeError:  # wide integers, or deeper than orjson writes (254 levels)
+        try:
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
+                              default=str).encode("utf-8")
+        except RecursionError:
+            raise _DEPTH.breach("a JSON value", "more than the interpreter's stack holds"
+                                ) from None
 
 
 def dumps(value: Any) -> str:

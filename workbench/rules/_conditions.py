@@ -24,7 +24,8 @@ from ..model import Event, Trace, dumps
 from ..model import Path as JPath
 from ._model import Cond, Selector, Where
 
-__all__ = ["cond_holds", "earlier", "eq", "matches", "same_key", "selects", "where_holds"]
+__all__ = ["cond_holds", "earlier", "eq", "matches", "same_key", "schema_validator", "selects",
+           "where_holds"]
 
 
 def _num(x: Any) -> bool:
@@ -65,10 +66,20 @@ def matches(value: Any, pattern: str) -> bool:
 @functools.lru_cache(maxsize=128)
 def _validator(schema_json: str) -> Any:
     import jsonschema  # only rules with a `schema` condition pay for it
+    from referencing import Registry
 
     from ..model import loads
+
     schema = loads(schema_json)
-    return jsonschema.validators.validator_for(schema)(schema)
+    # an empty registry that retrieves nothing: a reference resolves inside the schema
+    # or not at all, never from a file or the network (load time checked them all)
+    return jsonschema.validators.validator_for(schema)(schema, registry=Registry())
+
+
+def schema_validator(schema: Any) -> Any:
+    """The validator of a checked schema (cached), which reads nothing outside it."""
+    from ..model import dumps
+    return _validator(dumps(schema))
 
 
 def _json_type(v: Any) -> str:

@@ -11,11 +11,13 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
+from ..model import LIMITS
 from ._parse import RULES_FILE, At, RulesError
 from ._rule import Rule, RuleSet
 from .bodies import BODIES
 
 __all__ = ["RulesError", "load_rules", "parse_rules"]
+_RULES = LIMITS["rules_per_file"]
 
 
 def load_rules(path: str | FsPath) -> RuleSet:
@@ -30,7 +32,11 @@ def parse_rules(text: str, source: str = "<rules>", base: FsPath | None = None) 
     rules = doc.get("rules")
     if rules is None or rules.kind != "mapping" or not rules.value:
         raise (rules or doc).error("`rules:` must map rule ids to rules")
-    lines = {str(k.value): k.line for k, _ in rules.entries()}
+    entries = rules.entries()
+    if len(entries) > _RULES.value:
+        raise _RULES.breach(f"{source} line {entries[_RULES.value][0].line}", len(entries),
+                            file=source, line=entries[_RULES.value][0].line)
+    lines = {str(k.value): k.line for k, _ in entries}
     out = [_rule(str(rid), spec, At(source, base, str(rid), lines.get(str(rid))))
            for rid, spec in rules.value.items()]
     return RuleSet(tuple(out), 1, source, text)

@@ -14,9 +14,10 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from ..config import ConfigError, ConfigFile
-from ..model import EVENT_COLUMNS, EVENT_KINDS, STATUSES, WorkbenchError, loads, parse_path
+from ..model import EVENT_COLUMNS, EVENT_KINDS, LIMITS, STATUSES, WorkbenchError, parse_path
 from ..model import Path as JPath
 from ._model import CONDITION_OPS, JSON_TYPES, Cond, Selector, Where
+from ._schemaref import check_refs, read_schema_file
 
 __all__ = ["RULES_FILE", "At", "RulesError", "correlated", "event_path", "mapping",
            "parse_where", "paths", "schema", "sel", "selector", "tool", "where"]
@@ -40,9 +41,11 @@ class At:
                  line: int | None = None) -> None:
         self.source, self.base, self.rule, self.line = source, base, rule, line
 
-    def error(self, msg: str) -> RulesError:
+    def error(self, msg: str, **details: Any) -> RulesError:
+        """The rules file's error here; ``details`` may give a ``code`` and a ``hint``."""
         part = f"rule {self.rule}" if self.rule else None
-        return RULES_FILE.error(self.source, msg, self.line, part=part, rule=self.rule)
+        return RULES_FILE.error(self.source, msg, self.line, part=part, rule=self.rule,
+                                **details)
 
 
 def mapping(value: Any, what: str, at: At, allowed: set[str],
@@ -184,24 +187,24 @@ def _check_regex(pattern: str, what: str, at: At) -> None:
 
 
 def schema(spec: Any, what: str, at: At) -> dict[str, Any]:
-    """A JSON Schema, inline or ``{$ref: FILE}`` beside the rules file; checked."""
+    """A JSON Schema, inline or ``{$ref: FILE}`` inside the rules file's folder; its
+    references confined and free of loops (``_schemaref``); checked."""
     if isinstance(spec, dict) and set(spec) == {"$ref"} and isinstance(spec["$ref"], str):
-        ref = FsPath(spec["$ref"])
-        path = ref if ref.is_absolute() or at.base is None else at.base / ref
-        try:
-            spec = loads(path.read_bytes())
-        except FileNotFoundError:
-            raise at.error(f"{what}: schema file {spec['$ref']} not found") from None
-        except Exception as exc:
-            raise at.error(f"{what}: schema file {spec['$ref']} is not JSON: {exc}") from None
+        spec = read_schema_file(spec["$ref"], what, at)
     if not isinstance(spec, dict | bool):
         raise at.error(f"{what}: a schema is a JSON Schema object or {{$ref: file}}")
+    check_refs(spec, what, at)
     import jsonschema  # only rules with a `schema` condition pay for it
 
     try:
         jsonschema.validators.validator_for(spec).check_schema(spec)
     except jsonschema.SchemaError as exc:
         raise at.error(f"{what}: not a valid JSON Schema: {exc.message}") from None
+    except RecursionError:
+        where = f"{at.source}" + (f" line {at.line}" if at.line else "")
+        raise LIMITS["json_depth"].breach(f"{where}, rule {at.rule}: {what}",
+                                          "more than the schema checker can follow",
+                                          file=at.source, line=at.line) from None
     return spec  # type: ignore[return-value]
 
 

@@ -28,6 +28,9 @@ def _int_or_none(v: Any, key: str, line: int) -> int | None:
         return None
     if isinstance(v, bool) or not isinstance(v, int):
         raise InvalidTraceError(f"line {line}: {key} must be an integer or null", line=line)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise InvalidTraceError(f"line {line}: {key} {v} is outside the int64 range the "
+                                "model holds", line=line)
     return v
 
 

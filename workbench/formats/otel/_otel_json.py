@@ -27,14 +27,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...model import (
-    EncodingError,
     InvalidJSONError,
     InvalidTraceError,
     JSONDecodeError,
     loads,
 )
 from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
-from .._decode import iter_json_lines, load_document
+from .._decode import iter_json_lines, load_document, load_values
 from ._facts import TraceFacts
 from ._span import map_span
 from ._value import (
@@ -141,15 +140,9 @@ def _values(source: SourceFile) -> Iterator[Any]:
 
 
 def _concatenated(source: SourceFile, original: InvalidJSONError) -> Iterator[Any]:
-    import ijson
-
-    values = []
     try:
-        with open(source.path, "rb") as f:
-            values = list(ijson.items(f, "", multiple_values=True, use_float=True))
-    except UnicodeDecodeError:
-        raise EncodingError(original.message, file=source.display) from None
-    except ijson.JSONError:
+        values = load_values(source)  # exact, and bounded in depth as one document is
+    except InvalidJSONError:
         raise original from None
     if len(values) < 2:
         raise original

@@ -22,10 +22,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from ...model import EncodingError, InvalidJSONError, InvalidTraceError, loads
+from ...model import EncodingError, InvalidJSONError, InvalidTraceError, LimitExceededError, loads
 from ...model import JSONDecodeError as _JSONDecodeError
 from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
-from .._decode import iter_json_lines_marked, lines_before, load_document, plain_json
+from .._decode import (
+    iter_json_lines_marked,
+    lines_before,
+    load_document,
+    plain_json,
+    stream_items,
+)
 from ._facts import TraceFacts
 from ._span import map_span
 from ._value import (
@@ -216,13 +222,15 @@ def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], boo
         prefix = (k.group(1).decode() if k else "resourceSpans") + ".item"
     try:
         with open(source.path, "rb") as f:
-            for i, item in enumerate(ijson.items(f, prefix, use_float=True)):
+            for i, item in enumerate(stream_items(f, prefix)):
                 box = [[item]]
                 del item
                 yield f"resourceSpans item {i}", box, False
     except UnicodeDecodeError as exc:
         raise EncodingError(f"{source.display}: not UTF-8 ({exc.reason})",
                             file=source.display) from None
+    except LimitExceededError as exc:
+        raise exc.at(source.display) from None
     except ijson.JSONError as exc:
         text = exc.args[0] if exc.args else exc
         if isinstance(text, bytes):

@@ -177,6 +177,8 @@ def time_ns(value: Any) -> int | None:
     """Nanoseconds from a ``*UnixNano`` string or number, an hrtime pair or ISO text;
     0 (unset in OTLP) is None."""
     if type(value) is str and value.isdigit():
+        if len(value) > 19:  # beyond int64, and int() refuses the longest
+            return None
         n = int(value)
         return n if 0 < n < _INT64 else None
     if type(value) is int:

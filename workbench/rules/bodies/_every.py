@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ...model import Event, Trace, dumps
-from .._conditions import cond_holds, selects, where_holds
+from .._conditions import cond_holds, schema_validator, selects, where_holds
 from .._explain import Wording, label, short
 from .._model import Cond, Selector, Where
 from .._parse import At, mapping, schema, selector, where
@@ -70,7 +70,7 @@ class Every:
             import jsonschema  # only rules with a `schema` condition pay for it
 
             err = jsonschema.exceptions.best_match(
-                jsonschema.validators.validator_for(s)(s).iter_errors(getattr(e, root)))
+                schema_validator(s).iter_errors(getattr(e, root)))
             if err is not None:
                 loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}"
                              for p in err.absolute_path)

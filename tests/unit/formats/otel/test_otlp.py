@@ -12,7 +12,13 @@ from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
 from workbench.formats.otel import _otlp
 from workbench.formats.otel._otlp import OTLP
-from workbench.model import EncodingError, InputError, InvalidJSONError, InvalidTraceError
+from workbench.model import (
+    EncodingError,
+    InputError,
+    InvalidJSONError,
+    InvalidTraceError,
+    LimitExceededError,
+)
 
 TID = "5b8efff798038103d269b633813fc60c"
 
@@ -296,3 +302,25 @@ def test_huge_tempo_document_with_another_key_first(tmp_path: Path,
     src = source(tmp_path / "big.json", json.dumps(doc, indent=1))
     monkeypatch.setattr(_otlp, "STREAM_ABOVE", 100)
     assert len(read(src)[0]) == 1
+
+
+@pytest.mark.parametrize(("nested", "depth"), [
+    ("[" * 100_000 + "]" * 100_000, None), ('{"a":' * 2_000 + "1" + "}" * 2_000, None),
+    ("[" * 1_000 + "]" * 1_000, 1_000)])
+def test_huge_document_streams_within_json_depth(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 nested: str, depth: int | None) -> None:
+    """A streamed document is held to json_depth as it is read (ijson.items would build
+    the path of every event as text: gigabytes for a value 100,000 deep); the size
+    threshold is lowered here rather than writing 64 MiB."""
+    doc = document(otlp_span())
+    doc["resourceSpans"].insert(0, {"x": "PLACE"})
+    src = source(tmp_path / "big.json", json.dumps(doc).replace('"PLACE"', nested))
+    whole = read(src) if depth is not None else None
+    monkeypatch.setattr(_otlp, "STREAM_ABOVE", 100)
+    if depth is None:
+        with pytest.raises(LimitExceededError, match="json_depth") as info:
+            read(src)
+        assert info.value.details["file"] == src.display
+    else:  # within the limit: streamed as the whole document is read
+        streamed = read(src)
+        assert streamed == whole and len(streamed[0]) == 1

@@ -1,0 +1,159 @@
+"""A ``schema`` condition's JSON Schema, read so that it reaches nothing outside the
+rules file's folder and cannot loop.
+
+``{$ref: FILE}`` names a schema file by a path inside the rules file's folder
+(``config.resolve_ref``: no URL, no absolute path, no ``..`` out of it). Inside a
+schema, inline or read, every ``$ref`` points into that schema itself (``#`` or
+``#/…``, or a ``#name`` anchor) and must land on something; a reference to another
+file or a URL is refused, since the validator would otherwise fetch it while a check
+runs. A loop of references that consumes nothing of the value (``{"$ref": "#"}``, two
+definitions that name each other through ``allOf``) would never end and is refused
+too. Each refusal is a ``RulesError`` naming the rule and its line, at load time.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path as FsPath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from ..config import RefError, resolve_ref
+from ..model import LIMITS, JSONDecodeError, LimitExceededError, loads
+
+if TYPE_CHECKING:
+    from ._parse import At
+
+__all__ = ["check_refs", "read_schema_file"]
+
+_REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
+_IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
+_IN_PLACE = ("not", "if", "then", "else")
+
+
+def read_schema_file(ref: str, what: str, at: At) -> Any:
+    """The JSON of the schema file ``ref`` names, inside the rules file's folder."""
+    if "#" in ref:
+        raise at.error(f"{what}: {{$ref: {ref}}} names a schema file whole; point inside "
+                       "a schema with #/… from the schema itself")
+    try:
+        path = resolve_ref(ref, at.base if at.base is not None else FsPath.cwd())
+    except RefError as exc:
+        raise at.error(f"{what}: schema {exc.message}", code=exc.code,
+                       hint=exc.hint) from None
+    where = f"{at.source}" + (f" line {at.line}" if at.line else "") + \
+        f", rule {at.rule}: schema file {ref}"
+    limit = LIMITS["config_bytes"]
+    try:
+        size = path.stat().st_size
+        if size > limit.value:
+            raise limit.breach(where, size, file=at.source, line=at.line)
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise at.error(f"{what}: schema file {ref} not found") from None
+    except OSError as exc:
+        raise at.error(f"{what}: schema file {ref} cannot be read: {exc.strerror}") from None
+    try:
+        return loads(data)
+    except LimitExceededError as exc:
+        rest = {k: v for k, v in exc.details.items() if k not in ("file", "line")}
+        raise LimitExceededError(f"{where}: {exc.message.split(': ', 1)[-1]}",
+                                 file=at.source, line=at.line, **rest) from None
+    except JSONDecodeError as exc:
+        raise at.error(f"{what}: schema file {ref} is not JSON: {exc}") from None
+
+
+def _pointer(root: Any, ref: str) -> tuple[bool, Any]:
+    """(found, target) of a local reference; an anchor (``#name``) counts as found."""
+    frag = ref[1:]
+    if frag and not frag.startswith("/"):
+        return True, None  # a named anchor: the validator finds it within the schema
+    node = root
+    for raw in frag.split("/")[1:]:
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            return False, None
+    return True, node
+
+
+def check_refs(schema: Any, what: str, at: At) -> None:
+    """Every reference of ``schema`` points inside it, lands, and no loop of them
+    consumes nothing (see the module docstring)."""
+    edges: dict[int, list[Any]] = {}
+    stack, seen = [schema], set()
+    while stack:  # every object of the schema, without recursion
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            stack.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        stack.extend(node.values())
+        out = [node[k] for k in _IN_PLACE if isinstance(node.get(k), dict)]
+        out += [x for k in _IN_PLACE_LISTS if isinstance(node.get(k), list)
+                for x in node[k] if isinstance(x, dict)]
+        for key in _REF_KEYS:
+            ref = node.get(key)
+            if not isinstance(ref, str):
+                continue
+            if not ref.startswith("#"):
+                raise at.error(f"{what}: {key} {ref!r} points outside the schema; a "
+                               "reference inside a schema points into it (#/…): put "
+                               "what it names under $defs", code=RefError.code,
+                               hint=RefError.default_hint)
+            found, target = _pointer(schema, ref)
+            if not found:
+                raise at.error(f"{what}: {key} {ref!r} points at nothing in the schema")
+            if isinstance(target, dict):
+                out.append(target)
+        edges[id(node)] = out
+    _no_loop(schema, edges, what, at)
+
+
+def _no_loop(schema: Any, edges: dict[int, list[Any]], what: str, at: At) -> None:
+    state: dict[int, int] = {}  # 1: on the path, 2: done
+    for root in _objects(schema):
+        if state.get(id(root)):
+            continue
+        path: list[tuple[Any, int]] = [(root, 0)]
+        state[id(root)] = 1
+        while path:
+            node, i = path[-1]
+            nxt = edges.get(id(node), [])
+            if i < len(nxt):
+                path[-1] = (node, i + 1)
+                child = nxt[i]
+                s = state.get(id(child), 0)
+                if s == 1:
+                    raise at.error(f"{what}: the schema's references form a loop that "
+                                   "validates nothing (a $ref to itself, or allOf/anyOf/"
+                                   "oneOf/not/if back to where it started)",
+                                   code="REF_CYCLE", hint="a recursive schema must go "
+                                   "through properties or items, which consume the value")
+                if s == 0:
+                    state[id(child)] = 1
+                    path.append((child, 0))
+            else:
+                state[id(node)] = 2
+                path.pop()
+
+
+def _objects(schema: Any) -> list[Any]:
+    out, stack, seen = [], [schema], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            out.append(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return out
