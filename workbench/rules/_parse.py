@@ -9,13 +9,13 @@ missing schema file) fails at load time, never half-way through a check. The Pyt
 
 from __future__ import annotations
 
-import re
 from pathlib import Path as FsPath
 from typing import Any
 
 from ..config import ConfigError, ConfigFile
 from ..model import EVENT_COLUMNS, EVENT_KINDS, STATUSES, WorkbenchError, loads, parse_path
 from ..model import Path as JPath
+from ._conditions import compile_regex
 from ._model import CONDITION_OPS, JSON_TYPES, Cond, Selector, Where
 
 __all__ = ["RULES_FILE", "At", "RulesError", "correlated", "event_path", "mapping",
@@ -172,9 +172,10 @@ def _operand(op: str, arg: Any, what: str, at: At) -> Any:
 
 def _check_regex(pattern: str, what: str, at: At) -> None:
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise at.error(f"{what}: bad regular expression: {exc}") from None
+        compile_regex(pattern)
+    except ValueError as exc:
+        raise at.error(f"{what}: bad regular expression (RE2 syntax: no look-around or "
+                       f"back-references): {exc}") from None
     import duckdb  # the SQL engine uses RE2: the pattern must mean the same there
     try:
         duckdb.connect().execute("SELECT regexp_matches('', ?)", [pattern]).fetchall()
