@@ -127,6 +127,8 @@ def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
                 if report is not None and n % 10000 == 0:
                     report(stager.rows)
             else:
+                if stager.redactor is not None:  # keyed by its id as the events hold it
+                    item.trace_id = stager.ident(item.trace_id)
                 _merge_info(infos, item)
     except WorkbenchError as exc:
         if "file" not in exc.details and isinstance(exc, InputError):
@@ -300,6 +302,8 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         pool = Workers(1)
     workers = pool.n
     key = store.redaction_key() if redact else None
+    # what the store records of each file's path: a token in a file name is redacted too
+    shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key), pool,
@@ -314,15 +318,15 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         stats = finalize(partitions, batch, work.sub("final"),
                          store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
-        batch.write("traces", _traces(batch.id, stats, infos, sources,
+        batch.write("traces", _traces(batch.id, stats, infos, sources, shown,
                                       None if key is None else hits))
-        batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
-                               "size": s.size} for s, a in sources],
+        batch.commit(sources=[{"path": p, "sha256": s.sha256, "format": a.name,
+                               "size": s.size} for (s, a), p in zip(sources, shown, strict=True)],
                      trace_ids=list(stats))
         result.batch = batch.id
     for tid, st in stats.items():
         src, adapter = sources[st.src]
-        result.traces.append(TraceSummary(tid, st.events, adapter.name, src.display,
+        result.traces.append(TraceSummary(tid, st.events, adapter.name, shown[st.src],
                                           st.counts.get("tool_call", 0), st.orphans))
     return result
 
@@ -366,7 +370,7 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str,
 
 
 def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
-            sources: list[tuple[SourceFile, Adapter]],
+            sources: list[tuple[SourceFile, Adapter]], shown: list[str],
             hits: dict[str, Counter[str]] | None) -> pa.Table:
     """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
@@ -375,7 +379,7 @@ def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceI
         src, adapter = sources[st.src]
         info = infos.get(tid) or TraceInfo(tid)
         rows.append(trace_row(
-            trace_id=tid, source_format=adapter.name, source_path=src.display,
+            trace_id=tid, source_format=adapter.name, source_path=shown[st.src],
             source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
             start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
             tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),
