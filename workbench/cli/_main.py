@@ -169,18 +169,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug, not bad input
         if os.environ.get("WORKBENCH_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"error[INTERNAL]: {type(exc).__name__}: {exc}\n"
+        from ..redact import masked
+        sys.stderr.write(f"error[INTERNAL]: {type(exc).__name__}: {masked(str(exc))}\n"
                          "  hint: this is a bug in the workbench; set WORKBENCH_DEBUG=1 "
                          "for the traceback and report it\n")
         return 3
 
 
 def _report(exc: WorkbenchError, wants_json: bool) -> None:
+    from ..redact import error_text, masked_error  # a message quotes its input redacted
     if wants_json:
-        _emit_json(exc.to_dict())
-    sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
-    if exc.hint:
-        sys.stderr.write(f"  hint: {exc.hint}\n")
+        _emit_json(masked_error(exc).to_dict())
+    sys.stderr.write(error_text(exc) + "\n")
 
 
 def _silence_stdout() -> None:

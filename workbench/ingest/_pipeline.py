@@ -37,7 +37,7 @@ from ..model import (
     WorkbenchError,
     trace_row,
 )
-from ..redact import DETECTORS, Redactor
+from ..redact import DETECTORS, Redactor, masked
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
@@ -225,12 +225,13 @@ def _stage_all(parts: list[_Part], workers: Workers,
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
-           workers: int | None = None, redact: bool = True) -> IngestResult:
+           workers: int | None = None, redact: bool | bytes = True) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     ``redact`` (the default): secrets and personal data become keyed tokens under the
     store's key before anything is written, staging included (docs/redact.md); the
-    ``traces.redaction`` column records what was done.
+    ``traces.redaction`` column records what was done. Bytes: under this key instead
+    (``read_trace`` gives both files of a diff one key).
 
     ``workers``: processes for reading and finalizing (default: one per core, up to 4,
     when the input is 32 MiB or more; else 1). The result does not depend on it.
@@ -256,7 +257,7 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None, redact: bool) -> IngestResult:
+                 requested: int | None, redact: bool | bytes) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
@@ -268,7 +269,7 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
-                  requested: int | None, redact: bool) -> IngestResult:
+                  requested: int | None, redact: bool | bytes) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -276,7 +277,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     for path, from_dir in files:
         src = open_source(path)
         if src.sha256 in known or src.sha256 in seen:
-            result.skipped.append({"path": src.display, "reason": "already ingested"
+            result.skipped.append({"path": masked(src.display), "reason": "already ingested"
                                    if src.sha256 in known else "same content as another file"})
             continue
         if src.size == 0 and from_dir:
@@ -285,7 +286,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
             adapter = forced or detect(src)
         except InputError:
             if from_dir:
-                result.skipped.append({"path": src.display, "reason": "not a trace file"})
+                result.skipped.append({"path": masked(src.display), "reason": "not a trace file"})
                 continue
             raise
         seen.add(src.sha256)
@@ -301,7 +302,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         pool.close()  # the files already in the store left little to read
         pool = Workers(1)
     workers = pool.n
-    key = store.redaction_key() if redact else None
+    key = (redact if isinstance(redact, bytes) else store.redaction_key()) if redact else None
     # what the store records of each file's path: a token in a file name is redacted too
     shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:

@@ -97,8 +97,9 @@ def read_settings(rootpath: Path) -> FixturesSettings:
         try:
             parse_replay(replay)
         except WorkbenchError as exc:
-            raise pytest.UsageError(f"workbench: [tool.workbench] replay: error[{exc.code}]: "
-                                    f"{exc.message}\n  hint: {exc.hint}") from None
+            from ..redact import error_text
+            raise pytest.UsageError(f"workbench: [tool.workbench] replay: {error_text(exc)}"
+                                    ) from None
     root = Path(folder)
     return FixturesSettings(root if root.is_absolute() else rootpath / root,
                             "fixtures" in table, replay, float(timeout))
@@ -224,9 +225,9 @@ class FixtureManifest(pytest.File):
 
     def fixture(self) -> Any:
         """The loaded fixture; an unreadable one fails each item with the reason."""
+        from ..model import WorkbenchError
         if self._loaded is None:
             from ..fixtures import load_fixture, unlisted
-            from ..model import WorkbenchError
             stray = unlisted(self.path.parent)
             try:
                 self._loaded = load_fixture(self.path.parent) if not stray else \
@@ -237,8 +238,9 @@ class FixtureManifest(pytest.File):
                 self._loaded = exc
         if isinstance(self._loaded, FixtureFailure):
             raise self._loaded
-        if isinstance(self._loaded, Exception):
-            err: Any = self._loaded
+        if isinstance(self._loaded, WorkbenchError):
+            from ..redact import masked_error
+            err = masked_error(self._loaded)
             raise FixtureFailure(f"fixture {self.fixture_id} cannot be read: "
                                  f"error[{err.code}]: {err.message}\n  hint: `workbench "
                                  "verify` lists what is wrong with each fixture")

@@ -106,7 +106,8 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         entries = load_flakes(path, source=source)
     except WorkbenchError as exc:
-        raise pytest.UsageError(f"error[{exc.code}]: {exc.message}\n  hint: {exc.hint}") from None
+        from ..redact import error_text
+        raise pytest.UsageError(error_text(exc)) from None
     quarantine = Quarantine(
         entries, source, merge_gate=_flag(config, "--merge-gate", "workbench_merge_gate"),
         only=bool(config.getoption("--flakes-only")),

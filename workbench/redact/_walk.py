@@ -33,7 +33,7 @@ from ._hits import EXAMPLE_VALUES, is_public
 from ._keys import is_placeholder, key_class, looks_secret
 from ._tokens import CATEGORIES, KEY_BYTES, TOKEN_RE, token_hex
 
-__all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value"]
+__all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value", "spans_of"]
 
 #: detector ids of the key-based rules (the value itself matched no pattern)
 FIELD_DETECTOR = "secret-field"
@@ -81,10 +81,10 @@ def _key_spans(key: str) -> list[Span]:
     """What the detectors find in an object key itself."""
     if not _gate(key):
         return []
-    return _spans(key)
+    return spans_of(key)
 
 
-def _spans(s: str) -> list[Span]:
+def spans_of(s: str) -> list[Span]:
     """The detectors' finds in a string, URL-encoded ones included (sorted, disjoint)."""
     hits: list[Span] = [(h.start, h.end, h.category, h.detector) for h in find(s)]
     return disjoint(hits + encoded_spans(s)) if "%" in s else hits
@@ -159,7 +159,7 @@ def _cookie_spans(s: str) -> list[Span]:
 
 def _plan(s: str, ctx: int, key: str | None, gate: bool) -> list[Span]:
     """What to replace in a string that is not a JSON document (sorted, disjoint)."""
-    hits: list[Span] = _spans(s) if gate else []
+    hits: list[Span] = spans_of(s) if gate else []
     if ctx == _NONE:
         return hits
     if _is_cookie_key(key) and "=" in s:
@@ -232,7 +232,7 @@ class Redactor:
         """Free text with every ``find`` hit replaced by its token."""
         if not _gate(s):
             return s
-        return self._apply(s, _spans(s))
+        return self._apply(s, spans_of(s))
 
     def value(self, v: Any) -> Any:
         """A JSON value with its secrets and personal data replaced (the same object
