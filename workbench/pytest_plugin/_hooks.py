@@ -72,7 +72,8 @@ def _flakes_path(config: pytest.Config) -> tuple[Path | None, bool]:
         p = Path(given)
         return (p if p.is_absolute() else config.rootpath / p), True
     default = config.rootpath / DEFAULT_FLAKES
-    return (default if default.is_file() else None), False
+    # exists, not is_file: a folder named flakes.lock is an error, never ignored
+    return (default if default.exists() or default.is_symlink() else None), False
 
 
 def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
