@@ -81,11 +81,9 @@ def matches(value: Any, pattern: str) -> bool:
 
 @functools.lru_cache(maxsize=128)
 def _validator(schema_json: str) -> Any:
-    import jsonschema  # only rules with a `schema` condition pay for it
-
     from ..model import loads
-    schema = loads(schema_json)
-    return jsonschema.validators.validator_for(schema)(schema)
+    from ._schema_re2 import schema_validator  # regexes on RE2, as `matches`
+    return schema_validator(loads(schema_json))
 
 
 def _json_type(v: Any) -> str:

@@ -69,8 +69,9 @@ class Every:
         for root, s in self.schema:
             import jsonschema  # only rules with a `schema` condition pay for it
 
+            from .._schema_re2 import schema_validator
             err = jsonschema.exceptions.best_match(
-                jsonschema.validators.validator_for(s)(s).iter_errors(getattr(e, root)))
+                schema_validator(s).iter_errors(getattr(e, root)))
             if err is not None:
                 loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}"
                              for p in err.absolute_path)
