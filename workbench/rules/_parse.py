@@ -205,7 +205,7 @@ def schema(spec: Any, what: str, at: At) -> dict[str, Any]:
         raise at.error(f"{what}: not a valid JSON Schema: {exc.message}") from None
     from ._schema_re2 import regex_problem  # evaluated by RE2: refuse what it cannot run
     if (bad := regex_problem(spec)) is not None:
-        raise at.error(f"{what}: a schema regex RE2 cannot run {bad}")
+        raise at.error(f"{what}: schema {bad}")
     return spec  # type: ignore[return-value]
 
 

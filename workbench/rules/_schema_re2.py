@@ -7,6 +7,11 @@ replaces those three keywords by the same logic over ``compile_regex`` (RE2, lin
 the text), as ``matches`` does; every other keyword is ``jsonschema``'s own.
 ``unevaluatedProperties`` beside ``patternProperties`` still uses ``jsonschema``'s
 matching (docs/security.md).
+
+Nothing is fetched: the validator's registry refuses every retrieval (a nested ``$ref``
+to ``http://…`` or ``file://…`` would otherwise be fetched by ``jsonschema``, and hang
+on a server that never answers), and the loader refuses a nested ``$ref`` that does not
+point inside its schema (``#…``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,11 @@ from typing import Any
 from ._conditions import compile_regex
 
 __all__ = ["regex_problem", "schema_validator"]
+
+
+def _refuse(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs
 
 
 def _search(pattern: str, text: str) -> bool:
@@ -71,11 +81,30 @@ def _re2_class(base: type) -> Any:
 def schema_validator(schema: Any) -> Any:
     """A validator of ``schema`` (its own draft) whose regexes run on RE2."""
     import jsonschema  # only rules with a `schema` condition pay for it
-    return _re2_class(jsonschema.validators.validator_for(schema))(schema)
+    import referencing
+    return _re2_class(jsonschema.validators.validator_for(schema))(
+        schema, registry=referencing.Registry(retrieve=_refuse))  # type: ignore[call-arg]
+
+
+def _own_problem(node: dict[str, Any]) -> str | None:
+    ref = node.get("$ref")
+    if isinstance(ref, str) and not ref.startswith("#"):
+        return (f"$ref {ref!r}: a reference inside a schema may only point inside it "
+                "(#/…); nothing is fetched or read")
+    found = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
+    if isinstance(node.get("patternProperties"), dict):
+        found += list(node["patternProperties"])
+    for p in found:
+        try:
+            compile_regex(p)
+        except ValueError as exc:
+            return f"regex {p!r} cannot run on RE2: {exc}"
+    return None
 
 
 def regex_problem(schema: Any) -> str | None:
-    """The first ``pattern`` / ``patternProperties`` regex RE2 cannot run, with why."""
+    """The first ``pattern`` / ``patternProperties`` regex RE2 cannot run, or nested
+    ``$ref`` that leaves the schema, with why."""
     stack = [schema]
     while stack:
         node = stack.pop()
@@ -84,14 +113,8 @@ def regex_problem(schema: Any) -> str | None:
             continue
         if not isinstance(node, dict):
             continue
-        found = [node["pattern"]] if isinstance(node.get("pattern"), str) else []
-        if isinstance(node.get("patternProperties"), dict):
-            found += list(node["patternProperties"])
-        for p in found:
-            try:
-                compile_regex(p)
-            except ValueError as exc:
-                return f"{p!r}: {exc}"
+        if (why := _own_problem(node)) is not None:
+            return why
         for k, v in node.items():
             if k in ("properties", "patternProperties", "$defs", "definitions",
                      "dependentSchemas") and isinstance(v, dict):
