@@ -113,3 +113,28 @@ def test_a_file_a_version_does_not_list_fails_its_items_and_verify(project, tmp_
     problems = json.loads(out.stdout)["problems"]
     assert [(p["fixture"], p["code"]) for p in problems] == [("archive/v1", "UNLISTED_FILE")]
     assert why in problems[0]["message"]
+
+
+def test_a_fixture_carrying_a_catastrophic_regex_does_not_hang_pytest(tmp_path):
+    """The rule ``matches: "(a+)+$"`` and a 41-byte value, promoted into a fixture: the
+    findings item runs the Python engine on it and answers at once (the subprocess
+    timeout only catches a hang)."""
+    p = tmp_path / "agent"
+    (p / "tests").mkdir(parents=True)
+    (p / "tests" / "test_app.py").write_text("def test_app():\n    pass\n")
+    (p / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    lines = [{"format": "workbench-events", "version": 1},
+             {"trace_id": "redos", "event_id": "e0", "parent_id": None, "kind": "tool_call",
+              "name": "lookup", "start_ns": 0, "end_ns": 5, "status": "ok",
+              "args": {"q": "a" * 40 + "!"}, "result": None}]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (tmp_path / "rules.yaml").write_text(
+        "version: 1\nrules:\n  shape:\n    severity: error\n    every:\n"
+        '      event: {tool: lookup}\n      where: {args.q: {matches: "(a+)+$"}}\n')
+    s = Store(tmp_path / "store")
+    ingest([tmp_path / "t.jsonl"], s, workers=1)
+    promote(s.trace("redos"), load_rules(tmp_path / "rules.yaml"), "redos",
+            key=s.redaction_key(), fixtures_dir=p / "traces" / "fixtures")
+    proc = run(p, "-rA")
+    assert proc.returncode == 0, proc.stdout
+    assert "PASSED traces/fixtures/redos/v1/manifest.json::findings" in proc.stdout
