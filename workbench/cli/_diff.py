@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from ..diff import (
     shadow,
 )
 from ..ingest import read_trace
-from ..model import InputError, NotFoundError, Trace, UsageError
+from ..model import InputError, NotFoundError, StoreError, Trace, UsageError
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
@@ -77,11 +78,24 @@ def _canon(path: str | None) -> Canon:
     return load_canon(path) if path else Canon()
 
 
-def _operand(text: str, which: str, args: argparse.Namespace) -> Trace:
-    """A trace file, or a trace id (prefix) in the store."""
+def _file_key(args: argparse.Namespace) -> bytes:
+    """The key trace files are redacted under: the store's where there is one (a file
+    then compares with a stored trace token for token), else one made for this run."""
+    store = Store(resolve_store_path(args.store))
+    if store.exists:
+        try:
+            return store.redaction_key()
+        except StoreError:  # a store this user cannot write a key into
+            pass
+    return os.urandom(32)
+
+
+def _operand(text: str, which: str, args: argparse.Namespace, key: bytes) -> Trace:
+    """A trace file (redacted under ``key``, as ingest would), or a trace id (prefix) in
+    the store."""
     p = Path(text)
     if p.is_file():
-        traces = read_trace(p)
+        traces = read_trace(p, key=key)
         if len(traces) != 1:
             raise InputError(f"{which}: {p} holds {len(traces)} traces", code="MULTIPLE_TRACES",
                              hint="ingest the file and name one trace id: "
@@ -102,7 +116,9 @@ def run_diff(args: argparse.Namespace) -> int:
     html_out = report_path("--html", args.html)
     canon = _canon(args.canon)
     rules = load_rules(args.rules) if args.rules else None
-    a, b = _operand(args.a, "A", args), _operand(args.b, "B", args)
+    files = Path(args.a).is_file() or Path(args.b).is_file()
+    key = _file_key(args) if files else b""
+    a, b = _operand(args.a, "A", args, key), _operand(args.b, "B", args, key)
     result = diff_traces(a, b, canon, rules)
     if args.html:
         write_report(html_out, render_html(result, a, b).encode("utf-8"))

@@ -71,6 +71,11 @@ def lab_command(folder: Path, notebook: str | None, port: int, token: str | None
 def _check(args: argparse.Namespace) -> tuple[Path, str | None]:
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port} is not a port number")
+    if args.token is not None and not args.token.strip():
+        raise UsageError("--token is empty: JupyterLab would turn authentication off and "
+                         "serve the store to any local process", code="LAB_TOKEN_EMPTY",
+                         hint="leave --token out (JupyterLab makes one and prints it), or "
+                              "pass a long random one")
     folder = Path(args.dir).resolve()
     if not folder.is_dir():
         raise NotFoundError(f"no notebooks folder {args.dir}", code="FILE_NOT_FOUND",

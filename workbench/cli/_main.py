@@ -8,6 +8,7 @@ error envelope on stdout with ``--json``); 3 an internal error (a bug: please re
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import sys
@@ -15,7 +16,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
-from ..model import UsageError, WorkbenchError, dumps
+from ..model import StoreError, UsageError, WorkbenchError, dumps
 
 __all__ = ["COMMANDS", "Command", "Parser", "command_of", "main", "summary"]
 
@@ -148,6 +149,9 @@ def common(p: argparse.ArgumentParser, *, store: bool = True) -> None:
                    help="print one JSON document on stdout and nothing else")
 
 
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     wants_json = "--json" in argv
@@ -169,21 +173,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
+    except OSError as exc:
+        if exc.errno not in _NO_SPACE:
+            return _internal(exc)
+        # the file system is full: what was being written is rolled back (each writer
+        # writes beside its target and renames), so say so instead of "a bug"
+        _report(StoreError(f"no space left while writing {exc.filename or 'a file'}",
+                           code="DISK_FULL", hint="free some space and run the command "
+                           "again (what was being written is not kept)"), wants_json)
+        return 2
     except Exception as exc:  # a bug, not bad input
-        if os.environ.get("WORKBENCH_DEBUG"):
-            traceback.print_exc()
-        sys.stderr.write(f"error[INTERNAL]: {type(exc).__name__}: {exc}\n"
-                         "  hint: this is a bug in the workbench; set WORKBENCH_DEBUG=1 "
-                         "for the traceback and report it\n")
-        return 3
+        return _internal(exc)
+
+
+def _internal(exc: BaseException) -> int:
+    """A bug, not bad input: exit 3 (the message masked like any other)."""
+    if os.environ.get("WORKBENCH_DEBUG"):
+        traceback.print_exception(exc)
+    from ..redact import masked
+    sys.stderr.write(f"error[INTERNAL]: {type(exc).__name__}: {masked(str(exc))}\n"
+                     "  hint: this is a bug in the workbench; set WORKBENCH_DEBUG=1 "
+                     "for the traceback and report it\n")
+    return 3
 
 
 def _report(exc: WorkbenchError, wants_json: bool) -> None:
+    from ..redact import error_text, masked_error  # a message quotes its input redacted
     if wants_json:
-        _emit_json(exc.to_dict())
-    sys.stderr.write(f"error[{exc.code}]: {exc.message}\n")
-    if exc.hint:
-        sys.stderr.write(f"  hint: {exc.hint}\n")
+        _emit_json(masked_error(exc).to_dict())
+    sys.stderr.write(error_text(exc) + "\n")
 
 
 def _silence_stdout() -> None:

@@ -37,7 +37,7 @@ from ..model import (
     WorkbenchError,
     trace_row,
 )
-from ..redact import DETECTORS, Redactor
+from ..redact import DETECTORS, Redactor, masked
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._registry import adapter_for, detect
@@ -127,6 +127,8 @@ def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
                 if report is not None and n % 10000 == 0:
                     report(stager.rows)
             else:
+                if stager.redactor is not None:  # keyed by its id as the events hold it
+                    item.trace_id = stager.ident(item.trace_id)
                 _merge_info(infos, item)
     except WorkbenchError as exc:
         if "file" not in exc.details and isinstance(exc, InputError):
@@ -223,12 +225,13 @@ def _stage_all(parts: list[_Part], workers: Workers,
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
-           workers: int | None = None, redact: bool = True) -> IngestResult:
+           workers: int | None = None, redact: bool | bytes = True) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     ``redact`` (the default): secrets and personal data become keyed tokens under the
     store's key before anything is written, staging included (docs/redact.md); the
-    ``traces.redaction`` column records what was done.
+    ``traces.redaction`` column records what was done. Bytes: under this key instead
+    (``read_trace`` gives both files of a diff one key).
 
     ``workers``: processes for reading and finalizing (default: one per core, up to 4,
     when the input is 32 MiB or more; else 1). The result does not depend on it.
@@ -254,7 +257,7 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None, redact: bool) -> IngestResult:
+                 requested: int | None, redact: bool | bytes) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
@@ -266,7 +269,7 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
-                  requested: int | None, redact: bool) -> IngestResult:
+                  requested: int | None, redact: bool | bytes) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -274,7 +277,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     for path, from_dir in files:
         src = open_source(path)
         if src.sha256 in known or src.sha256 in seen:
-            result.skipped.append({"path": src.display, "reason": "already ingested"
+            result.skipped.append({"path": masked(src.display), "reason": "already ingested"
                                    if src.sha256 in known else "same content as another file"})
             continue
         if src.size == 0 and from_dir:
@@ -283,7 +286,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
             adapter = forced or detect(src)
         except InputError:
             if from_dir:
-                result.skipped.append({"path": src.display, "reason": "not a trace file"})
+                result.skipped.append({"path": masked(src.display), "reason": "not a trace file"})
                 continue
             raise
         seen.add(src.sha256)
@@ -299,7 +302,9 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         pool.close()  # the files already in the store left little to read
         pool = Workers(1)
     workers = pool.n
-    key = store.redaction_key() if redact else None
+    key = (redact if isinstance(redact, bytes) else store.redaction_key()) if redact else None
+    # what the store records of each file's path: a token in a file name is redacted too
+    shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key), pool,
@@ -314,15 +319,15 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         stats = finalize(partitions, batch, work.sub("final"),
                          store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
-        batch.write("traces", _traces(batch.id, stats, infos, sources,
+        batch.write("traces", _traces(batch.id, stats, infos, sources, shown,
                                       None if key is None else hits))
-        batch.commit(sources=[{"path": s.display, "sha256": s.sha256, "format": a.name,
-                               "size": s.size} for s, a in sources],
+        batch.commit(sources=[{"path": p, "sha256": s.sha256, "format": a.name,
+                               "size": s.size} for (s, a), p in zip(sources, shown, strict=True)],
                      trace_ids=list(stats))
         result.batch = batch.id
     for tid, st in stats.items():
         src, adapter = sources[st.src]
-        result.traces.append(TraceSummary(tid, st.events, adapter.name, src.display,
+        result.traces.append(TraceSummary(tid, st.events, adapter.name, shown[st.src],
                                           st.counts.get("tool_call", 0), st.orphans))
     return result
 
@@ -366,7 +371,7 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str,
 
 
 def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
-            sources: list[tuple[SourceFile, Adapter]],
+            sources: list[tuple[SourceFile, Adapter]], shown: list[str],
             hits: dict[str, Counter[str]] | None) -> pa.Table:
     """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
@@ -375,7 +380,7 @@ def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceI
         src, adapter = sources[st.src]
         info = infos.get(tid) or TraceInfo(tid)
         rows.append(trace_row(
-            trace_id=tid, source_format=adapter.name, source_path=src.display,
+            trace_id=tid, source_format=adapter.name, source_path=shown[st.src],
             source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
             start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
             tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),

@@ -150,10 +150,24 @@ class Stager:
         # rows as tuples in STAGED's column order, turned into columns when spilled
         self._parts: list[list[tuple[Any, ...]]] = [[] for _ in range(partitions)]
 
+    def ident(self, value: Any) -> Any:
+        """An id (trace, event, parent) redacted like any text: a secret inside becomes its
+        keyed token, the same in every id that holds it, so parent links, pairing and
+        data-flow refs still meet. Not counted in ``hits``."""
+        red = self.redactor
+        if red is None or type(value) is not str:
+            return value
+        outer, red.hits = red.hits, Counter()
+        try:
+            return red.value(value)
+        finally:
+            red.hits = outer
+
     def add(self, ev: RawEvent, src: int) -> None:
         trace_id, event_id, kind, status = ev.trace_id, ev.event_id, ev.kind, ev.status
         if not trace_id or not event_id:
             raise InvalidTraceError(f"an event has no {'trace' if not trace_id else 'event'} id")
+        trace_id, event_id = self.ident(str(trace_id)), self.ident(str(event_id))
         if kind not in _KINDS:
             raise InvalidTraceError(f"event {event_id}: unknown kind {kind!r}",
                                     hint="kinds: " + ", ".join(EVENT_KINDS))
@@ -199,8 +213,8 @@ class Stager:
             refs_text = None
         else:
             leaves = keys = None
-            refs_text = dumps(refs)
-        parent_id = ev.parent_id
+            refs_text = dumps(refs if self.redactor is None else self._redact(trace_id, refs))
+        parent_id = self.ident(ev.parent_id)
         part = partition_of(trace_id, self.partitions) if self.partitions > 1 else 0
         rows = self._parts[part]
         ord_ = self._ord

@@ -17,6 +17,7 @@ import traitlets as t
 
 from ..minimize import MinimizeProgress, MinimizeResult, minimize, pick_rule, save_result
 from ..model import Trace, WorkbenchError
+from ..redact import error_text
 from ..rules import RuleSet, load_rules
 from ..store import Store
 from ._html import STYLE, esc, table
@@ -97,7 +98,7 @@ class MinimizeView(View):
                 save_result(self.source.store, result)
                 self.stored = result.trace_id
         except WorkbenchError as exc:
-            self.error = f"error[{exc.code}]: {exc.message}"
+            self.error = error_text(exc).split("\n")[0]  # quoted input masked
             hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
             self.summary.value = f"<div class=wb-err>{esc(self.error)}</div>{hint}"
             self.kept.value = ""

@@ -27,7 +27,7 @@ from ..fixtures import (
     write_version,
 )
 from ..model import Trace, WorkbenchError, dumps
-from ..redact import Policy, load_policy, parse_policy
+from ..redact import Policy, error_text, load_policy, parse_policy
 from ..rules import RuleSet, load_rules
 from ..store import Store
 from ._html import STYLE, esc, json_block, table
@@ -154,7 +154,7 @@ class PromoteView(View):
         return None if value == _NO_MINIMIZE else str(value)
 
     def _fail(self, exc: WorkbenchError) -> None:
-        self.error = f"error[{exc.code}]: {exc.message}"
+        self.error = error_text(exc).split("\n")[0]  # quoted input masked
         hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
         self.status.value = f"<div class='wb-view wb-err'>{esc(self.error)}</div>{hint}"
         self.manifest.value = self.events.value = ""

@@ -19,6 +19,7 @@ import traitlets as t
 
 from ..contracts import ToolSet, calls_of, check_calls, check_contracts, read_tools
 from ..model import Trace, WorkbenchError
+from ..redact import error_text
 from ..rules import Finding, RuleSet, check, check_trace, parse_rules
 from ..store import Store
 from ._html import STYLE, esc, json_block, table
@@ -196,7 +197,7 @@ class RuleView(View):
         return found
 
     def _fail(self, exc: WorkbenchError) -> None:
-        self.error = f"error[{exc.code}]: {exc.message}"
+        self.error = error_text(exc).split("\n")[0]  # quoted input masked
         hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
         self.status.value = f"<div class=wb-err>{esc(self.error)}</div>{hint}"
 

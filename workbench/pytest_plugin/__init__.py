@@ -10,7 +10,12 @@ plugin object, registered in ``pytest_configure`` (``_hooks.py``); options live 
 """
 
 from ._flakes import FlakeEntry, FlakesError, load_flakes, parse_flakes, stale
-from ._hooks import DEFAULT_FLAKES, pytest_addoption, pytest_configure
+from ._hooks import (
+    DEFAULT_FLAKES,
+    pytest_addoption,
+    pytest_configure,
+    pytest_load_initial_conftests,
+)
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
 
@@ -24,5 +29,6 @@ __all__ = [
     "parse_flakes",
     "pytest_addoption",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "stale",
 ]

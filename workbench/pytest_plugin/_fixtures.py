@@ -23,6 +23,12 @@ folder's collector, so the items go through pytest's normal machinery (``-k``, `
 
 The fixtures service is imported only when a fixture is collected, so projects without
 fixtures pay nothing.
+
+**Data only.** Nothing under the fixtures folder is imported: its collectors are not
+``pytest.Directory`` nodes, so pytest never loads a ``conftest.py`` from there while
+collecting them, and a run refuses to start when the folder holds a ``conftest.py``
+(pytest would import one on the command line's path before any plugin could stop it).
+A version holding any file it does not list fails its items (docs/security.md).
 """
 
 from __future__ import annotations
@@ -91,8 +97,9 @@ def read_settings(rootpath: Path) -> FixturesSettings:
         try:
             parse_replay(replay)
         except WorkbenchError as exc:
-            raise pytest.UsageError(f"workbench: [tool.workbench] replay: error[{exc.code}]: "
-                                    f"{exc.message}\n  hint: {exc.hint}") from None
+            from ..redact import error_text
+            raise pytest.UsageError(f"workbench: [tool.workbench] replay: {error_text(exc)}"
+                                    ) from None
     root = Path(folder)
     return FixturesSettings(root if root.is_absolute() else rootpath / root,
                             "fixtures" in table, replay, float(timeout))
@@ -154,7 +161,28 @@ def _visible_dirs(path: Path) -> list[Path]:
     return sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
 
 
-class FixturesFolder(pytest.Directory):
+def refuse_code(root: Path, rootpath: Path) -> None:
+    """A usage error when the fixtures folder holds a ``conftest.py`` anywhere."""
+    if not root.is_dir():
+        return
+    for found in sorted(root.rglob("conftest.py")):
+        try:
+            shown = found.resolve().relative_to(rootpath.resolve())
+        except ValueError:
+            shown = found
+        raise pytest.UsageError(
+            f"workbench: {shown} is Python inside the fixtures folder, which holds data "
+            "only; it is not imported and the run stops\n  hint: remove it (`workbench "
+            "verify` lists every file a fixture version does not list)")
+
+
+class _DataFolder(pytest.File):
+    """A folder of the fixtures tree. Deliberately not a ``pytest.Directory``: pytest
+    loads the ``conftest.py`` of every Directory it collects, and a fixture folder is
+    data only (it may come from an untrusted pull request)."""
+
+
+class FixturesFolder(_DataFolder):
     """The fixtures folder: one collector per fixture name."""
 
     def collect(self) -> Iterator[pytest.Collector]:
@@ -162,7 +190,7 @@ class FixturesFolder(pytest.Directory):
             yield FixtureFolder.from_parent(self, path=d)
 
 
-class FixtureFolder(pytest.Directory):
+class FixtureFolder(_DataFolder):
     """One fixture: one collector per version, oldest first."""
 
     def collect(self) -> Iterator[pytest.Collector]:
@@ -173,7 +201,7 @@ class FixtureFolder(pytest.Directory):
             yield FixtureVersion.from_parent(self, path=d)
 
 
-class FixtureVersion(pytest.Directory):
+class FixtureVersion(_DataFolder):
     """One fixture version folder; its items hang off its manifest, so that a node id
     such as ``traces/fixtures/NAME/v2/manifest.json::findings`` can be run by itself."""
 
@@ -197,15 +225,22 @@ class FixtureManifest(pytest.File):
 
     def fixture(self) -> Any:
         """The loaded fixture; an unreadable one fails each item with the reason."""
+        from ..model import WorkbenchError
         if self._loaded is None:
-            from ..fixtures import load_fixture
-            from ..model import WorkbenchError
+            from ..fixtures import load_fixture, unlisted
+            stray = unlisted(self.path.parent)
             try:
-                self._loaded = load_fixture(self.path.parent)
+                self._loaded = load_fixture(self.path.parent) if not stray else \
+                    FixtureFailure(f"fixture {self.fixture_id} holds what it does not "
+                                   f"list: {'; '.join(stray)}\n  hint: a fixture version is "
+                                   "data only; remove it (`workbench verify` lists it)")
             except WorkbenchError as exc:
                 self._loaded = exc
-        if isinstance(self._loaded, Exception):
-            err: Any = self._loaded
+        if isinstance(self._loaded, FixtureFailure):
+            raise self._loaded
+        if isinstance(self._loaded, WorkbenchError):
+            from ..redact import masked_error
+            err = masked_error(self._loaded)
             raise FixtureFailure(f"fixture {self.fixture_id} cannot be read: "
                                  f"error[{err.code}]: {err.message}\n  hint: `workbench "
                                  "verify` lists what is wrong with each fixture")

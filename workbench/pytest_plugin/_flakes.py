@@ -53,6 +53,7 @@ def parse_flakes(text: str, source: str = "flakes.lock",
                  today: dt.date | None = None) -> list[FlakeEntry]:
     """The entries of a lock file; ``FlakesError`` names the first bad line."""
     today = today or dt.date.today()
+    text = text.removeprefix("\ufeff")  # a BOM would glue itself to the first node id
     out: list[FlakeEntry] = []
     seen: dict[str, int] = {}
     for n, raw in enumerate(text.splitlines(), 1):

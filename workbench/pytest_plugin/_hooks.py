@@ -13,7 +13,8 @@ from ._flakes import load_flakes
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
 
-__all__ = ["DEFAULT_FLAKES", "pytest_addoption", "pytest_configure"]
+__all__ = ["DEFAULT_FLAKES", "pytest_addoption", "pytest_configure",
+           "pytest_load_initial_conftests"]
 
 DEFAULT_FLAKES = "flakes.lock"
 
@@ -71,7 +72,21 @@ def _flakes_path(config: pytest.Config) -> tuple[Path | None, bool]:
         p = Path(given)
         return (p if p.is_absolute() else config.rootpath / p), True
     default = config.rootpath / DEFAULT_FLAKES
-    return (default if default.is_file() else None), False
+    # exists, not is_file: a folder named flakes.lock is an error, never ignored
+    return (default if default.exists() or default.is_symlink() else None), False
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Before pytest imports the first ``conftest.py``: a run whose fixtures folder holds
+    one stops (a path on the command line inside that folder would import it)."""
+    if getattr(early_config.known_args_namespace, "no_workbench_fixtures", False) \
+            or not early_config.getini("workbench_fixtures"):
+        return
+    try:
+        settings = _fixtures.read_settings(early_config.rootpath)
+    except pytest.UsageError:
+        return  # pytest_configure reports it
+    _fixtures.refuse_code(settings.root, early_config.rootpath)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,7 +107,8 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         entries = load_flakes(path, source=source)
     except WorkbenchError as exc:
-        raise pytest.UsageError(f"error[{exc.code}]: {exc.message}\n  hint: {exc.hint}") from None
+        from ..redact import error_text
+        raise pytest.UsageError(error_text(exc)) from None
     quarantine = Quarantine(
         entries, source, merge_gate=_flag(config, "--merge-gate", "workbench_merge_gate"),
         only=bool(config.getoption("--flakes-only")),

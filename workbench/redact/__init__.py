@@ -12,6 +12,7 @@ from ._files import ApplyResult, FileReport, ScanHit, ScanResult, redact_files, 
 from ._hits import Hit
 from ._keyfile import RedactionKey, redaction_key
 from ._keys import key_class, looks_secret
+from ._message import error_text, masked, masked_error
 from ._policy import Policy, PolicyError, apply_policy, load_policy, parse_policy, shape_of
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
@@ -29,10 +30,13 @@ __all__ = [
     "ScanHit",
     "ScanResult",
     "apply_policy",
+    "error_text",
     "find",
     "key_class",
     "load_policy",
     "looks_secret",
+    "masked",
+    "masked_error",
     "maybe",
     "parse_policy",
     "redact_files",

@@ -8,8 +8,11 @@ a value of a *maybe* key (``*_token``, ``session`` …) is one when it looks lik
 attributes) put ``V`` under the key ``K``; OTLP's ``{"stringValue": …}`` wrappers and
 lists pass their key down. A string holding a JSON document is decoded, redacted and
 re-encoded (compact) only when something changed; ``a=b; c=d`` under a cookie key keeps
-its cookie names. Keys, numbers, booleans and nulls are never changed, so the
-structure (keys, types, array lengths) survives and rules still select the same events.
+its cookie names. Numbers, booleans and nulls are never changed, and a key only when a
+detector finds something in the key itself (a token used as an object key becomes its
+token), so the structure (types, array lengths, ordinary keys) survives and rules still
+select the same events. A URL-encoded secret (``%3Dghp_…``) is found in the decoded
+text and replaced where it stands (``_encoded.py``).
 
 ``Redactor.value`` returns the very object it was given when nothing changed, so a
 caller can tell "clean" from "redacted" by identity, at no cost.
@@ -23,18 +26,22 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import InputError, JSONDecodeError, dumps, format_path, loads
-from ._detect import find, maybe
+from ._detect import find
+from ._encoded import disjoint, encoded_spans
+from ._encoded import gate as _gate
 from ._hits import EXAMPLE_VALUES, is_public
 from ._keys import is_placeholder, key_class, looks_secret
 from ._tokens import CATEGORIES, KEY_BYTES, TOKEN_RE, token_hex
 
-__all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value"]
+__all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value", "spans_of"]
 
 #: detector ids of the key-based rules (the value itself matched no pattern)
 FIELD_DETECTOR = "secret-field"
 COOKIE_DETECTOR = "cookie"
 
 _NONE, _MAYBE, _SECRET = 0, 1, 2
+_HIT_KEY = 4  # a flag beside the class: the key itself holds a secret or personal datum
+_MASK = 3
 _CLASSES = {None: _NONE, "maybe": _MAYBE, "secret": _SECRET}
 _KEY_CACHE: dict[str, int] = {}
 _MAX_CACHE = 1 << 16
@@ -62,10 +69,25 @@ def _class(key: str) -> int:
         c = _CLASSES[key_class(key)]
         if c != _SECRET and _is_cookie_key(key):
             c = _SECRET  # har.request.cookies, cookies, Set-Cookie: every value is one
+        if _key_spans(key):
+            c |= _HIT_KEY
         if len(_KEY_CACHE) >= _MAX_CACHE:
             _KEY_CACHE.clear()
         _KEY_CACHE[key] = c
     return c
+
+
+def _key_spans(key: str) -> list[Span]:
+    """What the detectors find in an object key itself."""
+    if not _gate(key):
+        return []
+    return spans_of(key)
+
+
+def spans_of(s: str) -> list[Span]:
+    """The detectors' finds in a string, URL-encoded ones included (sorted, disjoint)."""
+    hits: list[Span] = [(h.start, h.end, h.category, h.detector) for h in find(s)]
+    return disjoint(hits + encoded_spans(s)) if "%" in s else hits
 
 
 def _pair_key(d: dict[str, Any]) -> str | None:
@@ -89,11 +111,11 @@ def _entries(d: dict[str, Any], ctx: int, key: str | None
             yield k, x, ctx, key
         elif pair is not None and k in _PAIR_VALUES:
             # a cookie list's {name, value} items are secret whatever the cookie's name
-            yield k, x, max(_class(pair), _class(k), ctx), pair
+            yield k, x, max(_class(pair) & _MASK, _class(k) & _MASK, ctx), pair
         elif pair is not None and k in _PAIR_NAMES:
             yield k, x, _NONE, k  # the pair's key: never redacted as a value
         else:
-            yield k, x, _class(k), k
+            yield k, x, _class(k), k  # with its _HIT_KEY flag: the caller masks it
 
 
 def _is_cookie_key(key: str | None) -> bool:
@@ -137,8 +159,7 @@ def _cookie_spans(s: str) -> list[Span]:
 
 def _plan(s: str, ctx: int, key: str | None, gate: bool) -> list[Span]:
     """What to replace in a string that is not a JSON document (sorted, disjoint)."""
-    hits: list[Span] = ([(h.start, h.end, h.category, h.detector) for h in find(s)]
-                        if gate else [])
+    hits: list[Span] = spans_of(s) if gate else []
     if ctx == _NONE:
         return hits
     if _is_cookie_key(key) and "=" in s:
@@ -209,9 +230,9 @@ class Redactor:
 
     def text(self, s: str) -> str:
         """Free text with every ``find`` hit replaced by its token."""
-        if not maybe(s):
+        if not _gate(s):
             return s
-        return self._apply(s, [(h.start, h.end, h.category, h.detector) for h in find(s)])
+        return self._apply(s, spans_of(s))
 
     def value(self, v: Any) -> Any:
         """A JSON value with its secrets and personal data replaced (the same object
@@ -233,13 +254,17 @@ class Redactor:
             if ctx == _NONE and "value" not in v and "Value" not in v:
                 return self._plain_dict(v)
             out: dict[str, Any] | None = None
+            rekey = False
             for k, x, c, kk in _entries(v, ctx, key):
+                if c > _SECRET:
+                    rekey, c = True, c & _MASK
                 nx = self._walk(x, c, kk)
                 if nx is not x:
                     if out is None:
                         out = dict(v)
                     out[k] = nx
-            return v if out is None else out
+            done = v if out is None else out
+            return self._rekey(done) if rekey else done
         if t is list:
             items: list[Any] | None = None
             for i, x in enumerate(v):
@@ -259,12 +284,15 @@ class Redactor:
         class (inlined: a trace has hundreds of thousands of them)."""
         out: dict[str, Any] | None = None
         classes, seen = _KEY_CACHE, self._seen
+        rekey = False
         for k, x in d.items():
             tx = type(x)
+            c = classes.get(k)
+            if c is None:
+                c = _class(k)
+            if c > _SECRET:
+                rekey, c = True, c & _MASK
             if tx is str:
-                c = classes.get(k)
-                if c is None:
-                    c = _class(k)
                 if c == _NONE:
                     if seen.get(x) is _CLEAN:
                         continue  # the commonest leaf of all: a string seen clean before
@@ -272,9 +300,6 @@ class Redactor:
                 else:
                     nx = self._string(x, c, k)
             elif tx is dict or tx is list:
-                c = classes.get(k)
-                if c is None:
-                    c = _class(k)
                 nx = self._walk(x, c, k)
             else:
                 continue
@@ -282,7 +307,13 @@ class Redactor:
                 if out is None:
                     out = dict(d)
                 out[k] = nx
-        return d if out is None else out
+        done = d if out is None else out
+        return self._rekey(done) if rekey else done
+
+    def _rekey(self, d: dict[str, Any]) -> dict[str, Any]:
+        """``d`` with each key that holds a find replaced by its redacted text."""
+        return {self._apply(k, _key_spans(k)) if _class(k) & _HIT_KEY else k: x
+                for k, x in d.items()}
 
     def _string(self, s: str, ctx: int, key: str | None) -> str:
         if ctx == _NONE:
@@ -291,7 +322,7 @@ class Redactor:
         if doc is not _NOT_JSON:  # a document is judged by its values alone
             new = self._walk(doc, ctx, key)
             return s if new is doc else dumps(new)
-        return self._apply(s, _plan(s, ctx, key, maybe(s)))
+        return self._apply(s, _plan(s, ctx, key, _gate(s)))
 
     def _plain_string(self, s: str) -> str:
         """A string under an ordinary key: what it becomes depends on the string alone,
@@ -303,7 +334,7 @@ class Redactor:
             if hits:
                 self.hits.update(hits)
             return s if out is None else out
-        if not maybe(s):
+        if not _gate(s):
             self._remember(s, None, None)
             return s
         outer, self.hits = self.hits, Counter()
@@ -351,8 +382,8 @@ class Redactor:
 def scan_value(v: Any) -> list[tuple[str, str]]:
     """``(json path, detector)`` of every secret or personal datum left in a value,
     in document order; never the value itself. Secrets in keys are reported too (at
-    ``PATH (key)``), since redaction keeps keys; a key that holds a hit is written as
-    ``«detector»`` in paths so that no path repeats it."""
+    ``PATH (key)``); a key that holds a hit is written as ``«detector»`` in paths so
+    that no path repeats it."""
     out: list[tuple[str, str]] = []
     _scan(v, _NONE, None, (), out)
     return out
@@ -363,15 +394,15 @@ def _path(segments: tuple[str | int, ...]) -> str:
 
 
 def _safe_key(k: str) -> str:
-    hits = find(k) if maybe(k) else []
-    return f"«{hits[0].detector}»" if hits else k
+    hits = _key_spans(k)
+    return f"«{hits[0][3]}»" if hits else k
 
 
 def _scan(v: Any, ctx: int, key: str | None, at: tuple[str | int, ...],
           out: list[tuple[str, str]]) -> None:
     t = type(v)
     if t is str:
-        gate = maybe(v)
+        gate = _gate(v)
         if not gate and ctx == _NONE:
             return
         if gate or ctx != _NONE:
@@ -385,7 +416,7 @@ def _scan(v: Any, ctx: int, key: str | None, at: tuple[str | int, ...],
             seg = _safe_key(k)
             if seg != k:
                 out.append((_path((*at, seg)) + " (key)", seg[1:-1]))
-            _scan(x, c, kk, (*at, seg), out)
+            _scan(x, c & _MASK, kk, (*at, seg), out)
     elif t is list:
         for i, x in enumerate(v):
             _scan(x, ctx, key, (*at, i), out)

@@ -6,7 +6,8 @@
   (compared as float64, so 1 equals 1.0), text only text, null only null.
 - ``lt``/``le``/``gt``/``ge`` compare numbers with numbers and text with text (by code
   point); anything else does not meet them. ``ne`` and ``not_in`` need a value.
-- ``matches`` searches text with a regular expression (the RE2 subset of Python's).
+- ``matches`` searches text with a regular expression, evaluated by RE2 (``google-re2``)
+  as in DuckDB: linear in the text, so no pattern and value can hang a check.
 - ``type`` is the JSON type; ``integer`` means an integer literal (``1``, not ``1.0``).
 - ``schema`` validates the value with ``jsonschema``.
 - ``same`` (and ``per``) correlate two events when their values at the paths are equal
@@ -16,7 +17,6 @@
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -24,8 +24,8 @@ from ..model import Event, Trace, dumps
 from ..model import Path as JPath
 from ._model import Cond, Selector, Where
 
-__all__ = ["cond_holds", "earlier", "eq", "matches", "same_key", "schema_validator", "selects",
-           "where_holds"]
+__all__ = ["compile_regex", "cond_holds", "earlier", "eq", "matches", "same_key",
+           "schema_validator", "selects", "where_holds"]
 
 
 def _num(x: Any) -> bool:
@@ -55,29 +55,40 @@ def _order(a: Any, b: Any) -> int | None:
 
 
 @functools.lru_cache(maxsize=512)
-def _regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
+def compile_regex(pattern: str) -> Any:
+    """The pattern compiled by RE2 (no backtracking: time linear in the text); raises
+    ``ValueError`` with RE2's reason for a pattern RE2 does not accept."""
+    import re2  # google-re2: the engine DuckDB's regexp_matches uses
+    options = re2.Options()
+    options.log_errors = False  # the reason goes into our error, not onto stderr
+    try:
+        return re2.compile(pattern, options)
+    except re2.error as exc:
+        why = exc.args[0] if exc.args else exc
+        raise ValueError(why.decode("utf-8", "replace") if isinstance(why, bytes)
+                         else str(why)) from None
 
 
 def matches(value: Any, pattern: str) -> bool:
-    return isinstance(value, str) and _regex(pattern).search(value) is not None
+    if not isinstance(value, str):
+        return False
+    try:
+        return compile_regex(pattern).search(value) is not None
+    except UnicodeEncodeError:  # a lone surrogate: RE2 reads UTF-8
+        text = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return compile_regex(pattern).search(text) is not None
 
 
 @functools.lru_cache(maxsize=128)
 def _validator(schema_json: str) -> Any:
-    import jsonschema  # only rules with a `schema` condition pay for it
-    from referencing import Registry
-
     from ..model import loads
-
-    schema = loads(schema_json)
-    # an empty registry that retrieves nothing: a reference resolves inside the schema
-    # or not at all, never from a file or the network (load time checked them all)
-    return jsonschema.validators.validator_for(schema)(schema, registry=Registry())
+    from ._schema_re2 import schema_validator  # regexes on RE2, as `matches`
+    return schema_validator(loads(schema_json))
 
 
 def schema_validator(schema: Any) -> Any:
-    """The validator of a checked schema (cached), which reads nothing outside it."""
+    """The validator of a checked schema (cached): its regexes run on RE2 and it reads
+    nothing outside the schema (load time checked every reference)."""
     from ..model import dumps
     return _validator(dumps(schema))
 

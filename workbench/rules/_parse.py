@@ -9,13 +9,13 @@ missing schema file) fails at load time, never half-way through a check. The Pyt
 
 from __future__ import annotations
 
-import re
 from pathlib import Path as FsPath
 from typing import Any
 
 from ..config import ConfigError, ConfigFile
 from ..model import EVENT_COLUMNS, EVENT_KINDS, LIMITS, STATUSES, WorkbenchError, parse_path
 from ..model import Path as JPath
+from ._conditions import compile_regex
 from ._model import CONDITION_OPS, JSON_TYPES, Cond, Selector, Where
 from ._schemaref import check_refs, read_schema_file
 
@@ -175,9 +175,10 @@ def _operand(op: str, arg: Any, what: str, at: At) -> Any:
 
 def _check_regex(pattern: str, what: str, at: At) -> None:
     try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise at.error(f"{what}: bad regular expression: {exc}") from None
+        compile_regex(pattern)
+    except ValueError as exc:
+        raise at.error(f"{what}: bad regular expression (RE2 syntax: no look-around or "
+                       f"back-references): {exc}") from None
     import duckdb  # the SQL engine uses RE2: the pattern must mean the same there
     try:
         duckdb.connect().execute("SELECT regexp_matches('', ?)", [pattern]).fetchall()
@@ -205,6 +206,9 @@ def schema(spec: Any, what: str, at: At) -> dict[str, Any]:
         raise LIMITS["json_depth"].breach(f"{where}, rule {at.rule}: {what}",
                                           "more than the schema checker can follow",
                                           file=at.source, line=at.line) from None
+    from ._schema_re2 import regex_problem  # evaluated by RE2: refuse what it cannot run
+    if (bad := regex_problem(spec)) is not None:
+        raise at.error(f"{what}: schema {bad}")
     return spec  # type: ignore[return-value]
 
 

@@ -17,14 +17,12 @@ How rules become SQL over the ``events`` view:
 - Types come from the JSON text of a value (``"`` string, ``{`` object, ``t``/``f``
   boolean, ``n`` null, else a number; an integer has no ``.``/``e``), as in Python,
   where ``1.0`` is a float and ``10**30`` an int. Numbers compare as DOUBLE, text as
-  text; ``matches`` is ``regexp_matches`` (RE2, which the loader insists on).
+  text; ``matches`` is ``regexp_matches`` (RE2, as ``matches`` in Python: the same engine).
 - ``same``/``per`` keys are text, equal exactly when ``same_key`` is: ``n`` and the
   DOUBLE of a number, else the JSON text. ``flow`` compares values with ``eq`` instead.
 
 Known differences from the Python engine (the property test avoids them):
 
-- RE2 is not Python's ``re``: ``\\d``, ``\\w``, ``\\s`` and ``\\b`` are ASCII in RE2,
-  ``$`` does not match before a final newline, and case folding differs outside ASCII.
 - DuckDB paths cannot name the empty key (``[""]``): such a path reads nothing.
 
 Not differences, though DuckDB alone would make them so: integers wider than 64 bits

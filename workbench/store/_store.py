@@ -113,6 +113,8 @@ class Store:
             self.root.mkdir(parents=True, exist_ok=True)
             with exclusive_lock(self.root / ".lock"):
                 if not self.exists:
+                    for p in self.root.glob(".store.json.*.tmp"):
+                        p.unlink(missing_ok=True)  # a creation killed or out of space
                     if any(p.name != ".lock" for p in self.root.iterdir()):
                         raise StoreError(
                             f"{self.root} is not empty and is not a workbench store",
@@ -157,10 +159,14 @@ class Store:
                              hint="redacting needs to write the store's key once; check the "
                              "store folder's permissions") from None
         try:
-            os.write(fd, os.urandom(_KEY_BYTES).hex().encode() + b"\n")
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            try:
+                os.write(fd, os.urandom(_KEY_BYTES).hex().encode() + b"\n")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:  # out of space: leave no temp file behind
+            tmp.unlink(missing_ok=True)
+            raise
         try:
             os.link(tmp, path)
         except FileExistsError:

@@ -1,0 +1,66 @@
+"""Smaller edges found under attack: a ``flakes.lock`` written with a BOM still
+quarantines its first entry, a ``flakes.lock`` that is a folder stops the run instead of
+being ignored, and ``workbench lab --token ""`` is refused instead of turning
+authentication off."""
+
+import datetime as dt
+from importlib.metadata import entry_points
+
+import pytest
+
+from tests.support import REPO, run
+
+pytest_plugins = ["pytester"]
+
+AUTOLOADED = any(ep.value == "workbench.pytest_plugin" for ep in entry_points(group="pytest11"))
+PLUGIN = [] if AUTOLOADED else ["-p", "workbench.pytest_plugin"]
+RECENT = (dt.date.today() - dt.timedelta(days=3)).isoformat()
+LINE = f"test_mod.py::test_flaky\t{RECENT}\tflakes under load\n"
+
+
+@pytest.fixture
+def project(pytester):
+    pytester.makepyfile(test_mod="def test_flaky():\n    assert False\n\n"
+                                 "def test_ok():\n    pass\n")
+    return pytester
+
+
+@pytest.mark.parametrize("encoding, head", [("utf-8-sig", ""), ("utf-8", "\ufeff"),
+                                            ("utf-8-sig", "# frozen tests\n")])
+def test_a_lock_with_a_bom_quarantines_its_first_entry(project, encoding, head):
+    project.path.joinpath("flakes.lock").write_bytes((head + LINE).encode(encoding))
+    result = project.runpytest(*PLUGIN, "--merge-gate", "-rs")
+    result.assert_outcomes(passed=1, skipped=1)
+    assert result.ret == 0
+
+
+@pytest.mark.parametrize("given", [[], ["--flakes", "flakes.lock"]])
+def test_a_lock_that_is_a_folder_stops_the_run(project, given):
+    project.path.joinpath("flakes.lock").mkdir()
+    result = project.runpytest(*PLUGIN, *given)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*error[[]FLAKES_INVALID[]]: cannot read the flakes file*"])
+
+
+def test_no_lock_at_all_is_still_no_quarantine(project):
+    result = project.runpytest(*PLUGIN)
+    result.assert_outcomes(passed=1, failed=1)
+
+
+@pytest.mark.parametrize("token", ["", "   ", "\t"])
+def test_lab_refuses_an_empty_token(capsys, monkeypatch, tmp_path, token):
+    monkeypatch.chdir(REPO)
+    code, out, err = run(capsys, "lab", "--dry-run", "--store", tmp_path / "s",
+                         "--token", token)
+    assert code == 2 and out == ""
+    assert err.startswith("error[LAB_TOKEN_EMPTY]: --token is empty")
+    assert "hint: leave --token out" in err
+
+
+def test_lab_keeps_a_real_token_and_its_default(capsys, monkeypatch, tmp_path):
+    monkeypatch.chdir(REPO)
+    code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s",
+                       "--token", "t0k")
+    assert code == 0 and "--IdentityProvider.token=t0k" in out
+    code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s")
+    assert code == 0 and "IdentityProvider.token" not in out
