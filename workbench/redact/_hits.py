@@ -17,7 +17,8 @@ __all__ = ["CATEGORIES", "EXAMPLE_VALUES", "Hit", "entropy", "is_example", "is_p
            "mask_protected"]
 
 #: the categories a hit may have (a token's first word)
-CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip")
+CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
+              "address", "birth-date")
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,104 @@
+"""Personal data that is not machine-shaped, in one place for ``find`` and the walk.
+
+``maybe_personal`` and ``find_personal`` run the free-text detectors of person names
+(``_names``), national ids (``_natid``), postal addresses and birth dates
+(``_postal``). ``field_kind`` and ``field_hit`` judge a whole value by the key it sits
+under (``customer_name``, ``ssn``, ``shipping_address``, ``date_of_birth`` …), as the
+Redactor and the scanner do for JSON, Parquet columns and ``{"field": K, "value":
+V}`` pairs. docs/redact-detectors.md lists every decision.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from . import _names, _natid, _postal
+from ._hits import Hit
+from ._keys import key_parts
+
+__all__ = ["PERSONAL_DETECTORS", "field_hit", "field_kind", "find_personal",
+           "maybe_personal"]
+
+PERSONAL_DETECTORS: dict[str, tuple[str, str]] = {
+    "person-name": ("person", "a person's name: under a name-like key (full_name, "
+                              "contact, recipient …), after a cue (my name is, Dear, Mr.) "
+                              "or a given name and a surname of the gazetteer"),
+    "postal-address": ("address", "a postal address under an address key, after a "
+                                  "context word (address:, lives at, ship to) or a "
+                                  "street line (221B Baker Street)"),
+    "birth-date": ("birth-date", "a date under a birth-date key or after born, DOB, "
+                                 "date of birth"),
+    **{det: ("national-id", desc) for det, desc in _natid.ID_DETECTORS.items()},
+}
+
+_ID_KEYS: dict[tuple[str, ...], str | None] = {
+    ("ssn",): "us-ssn", ("social", "security", "number"): "us-ssn",
+    ("social", "security", "no"): "us-ssn", ("nino",): "uk-nino",
+    ("national", "insurance", "number"): "uk-nino", ("ni", "number"): "uk-nino",
+    ("dni",): None, ("nie",): None, ("nif",): None, ("codice", "fiscale"): "it-codice-fiscale",
+    ("codicefiscale",): "it-codice-fiscale", ("cpf",): "br-cpf", ("aadhaar",): "in-aadhaar",
+    ("aadhar",): "in-aadhaar", ("aadhaar", "number"): "in-aadhaar", ("uid", "number"): None,
+    ("national", "id"): None, ("national", "id", "number"): None, ("nationalid",): None,
+    ("national", "identifier"): None, ("tax", "id"): None, ("id", "card", "number"): None,
+    ("passport",): "passport", ("passport", "number"): "passport",
+    ("passport", "no"): "passport", ("passport", "id"): "passport",
+}
+
+
+@cache
+def field_kind(key: str) -> str | None:
+    """What a key says its value is: ``"person"``/``"person?"`` (a bare ``name``),
+    ``"address"``, ``"birth-date"``, ``"id:<detector>"`` or ``"id:"`` (any national
+    id), or None."""
+    if len(key) > 60:
+        return None
+    strength = _names.name_key(key)
+    if strength is not None:
+        return "person" if strength == "strong" else "person?"
+    if _postal.address_key(key):
+        return "address"
+    if _postal.birth_key(key):
+        return "birth-date"
+    parts = key_parts(key)
+    for i in range(len(parts)):
+        if parts[i:] in _ID_KEYS:
+            return "id:" + (_ID_KEYS[parts[i:]] or "")
+    return None
+
+
+def _id_hit(det: str, value: str) -> str | None:
+    dets = [det] if det else [d for d in _natid.ID_DETECTORS if d != "passport"]
+    for d in dets:
+        if _natid.id_value_ok(d, value.strip()):
+            return d
+    return None
+
+
+def field_hit(kind: str, value: str) -> tuple[str, str] | None:
+    """``(category, detector)`` when a whole value under a key of ``kind`` is personal
+    data, else None."""
+    if kind == "person" or kind == "person?":
+        if _names.is_name_value(value, "strong" if kind == "person" else "weak"):
+            return "person", "person-name"
+        return None
+    if kind == "address":
+        return ("address", "postal-address") if _postal.is_address_value(value) else None
+    if kind == "birth-date":
+        return ("birth-date", "birth-date") if _postal.is_date_value(value) else None
+    if kind.startswith("id:"):
+        det = _id_hit(kind[3:], value)
+        return ("national-id", det) if det else None
+    return None
+
+
+def maybe_personal(text: str) -> bool:
+    """A cheap gate: False means ``find_personal(text) == []``."""
+    return (_names.gate(text) or _natid.GATE.search(text) is not None
+            or _postal.gate(text))
+
+
+def find_personal(text: str) -> list[Hit]:
+    """Names, national ids, addresses and birth dates in free text (overlaps are
+    resolved by ``find``)."""
+    return (_names.find_names(text) + _natid.find_national_ids(text)
+            + _postal.find_addresses(text) + _postal.find_birth_dates(text))
