@@ -117,11 +117,16 @@ def _json_doc(s: str) -> Any:
     return doc if type(doc) in (dict, list) else _NOT_JSON
 
 
+# the promotion policy's shapes: what a fixture holds where a value was
+_SHAPE = re.compile(r"«(?:str:\d+|int|float|bool)»")
+
+
 def _real_secret(s: str) -> bool:
     """Whether a value under a secret key is one: not empty, not a placeholder, not a
-    documented example key or a publishable key, not already (partly) redacted."""
+    documented example key or a publishable key, not already (partly) redacted or
+    reduced to its shape (``«str:12»``)."""
     return (not is_placeholder(s) and s not in EXAMPLE_VALUES and not is_public(s)
-            and TOKEN_RE.search(s) is None)
+            and TOKEN_RE.search(s) is None and _SHAPE.fullmatch(s) is None)
 
 
 def _cookie_spans(s: str) -> list[Span]:
