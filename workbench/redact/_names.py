@@ -31,7 +31,7 @@ from functools import cache
 from ._hits import Hit
 from ._keys import key_parts
 
-__all__ = ["find_names", "gate", "is_name_value", "name_key"]
+__all__ = ["KV", "find_names", "gate", "is_name_value", "kv_value", "name_key"]
 
 _LOCALES = (
     "en_US", "en_GB", "en_IE", "en_IN", "en_NG", "en_KE", "de_DE", "de_AT", "fr_FR",
@@ -59,13 +59,27 @@ _NOT_NAMES = frozenset({
 })
 
 
+_ARABIC_FOLD = str.maketrans({"ة": "ه", "أ": "ا", "إ": "ا", "آ": "ا", "ى": "ي",
+                              "\u064b": None, "\u064c": None, "\u064d": None,
+                              "\u064e": None, "\u064f": None, "\u0650": None,
+                              "\u0651": None, "\u0652": None})
+
+
 def _fold(word: str) -> str:
-    return word.casefold()
+    """Case-folded, and Arabic spelled one way (alef and teh marbuta variants, no
+    vowel marks), so that فاطمة and فاطمه are one name."""
+    return word.casefold().translate(_ARABIC_FOLD)
 
 
 @cache
-def _gazetteer() -> tuple[frozenset[str], frozenset[str]]:
-    """(given names, surnames), case-folded."""
+def _raw_given() -> frozenset[str]:
+    """Every given name of the gazetteer, the stop list's words included."""
+    return _gazetteer()[2]
+
+
+@cache
+def _gazetteer() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(given names, surnames, given names with the stop list's words), folded."""
     given: set[str] = set()
     surnames: set[str] = set()
     for loc in _LOCALES:
@@ -79,7 +93,7 @@ def _gazetteer() -> tuple[frozenset[str], frozenset[str]]:
                     if isinstance(name, str):
                         into.update(_fold(w) for w in name.split() if len(w) > 1
                                     or not w.isascii())
-    return frozenset(given - _NOT_NAMES), frozenset(surnames - _NOT_NAMES)
+    return frozenset(given - _NOT_NAMES), frozenset(surnames - _NOT_NAMES), frozenset(given)
 
 
 def _is_given(word: str) -> bool:
@@ -187,13 +201,27 @@ def _words(value: str) -> list[str] | None:
     return words or None
 
 
+def _foreign(word: str) -> bool:
+    """A capitalised Latin word with a letter outside ASCII (``Kjærgaard``,
+    ``Ångström``): English words and product names have none, surnames often do."""
+    return (not word.isascii() and _script_word(word) == "cased"
+            and all(c.isascii() or unicodedata.name(c, "").startswith("LATIN") for c in word))
+
+
+def _family(word: str) -> bool:
+    return _is_surname(word) or _foreign(word)
+
+
 def _evidence(words: list[str]) -> bool:
-    """Whether the gazetteer agrees that ``words`` name a person."""
+    """Whether the gazetteer agrees that ``words`` name a person: a given name and a
+    surname (or a foreign-spelled word), a surname and a given name, or a CJK name."""
     if len(words) == 1:
         return _uncased_full(words[0])
     first, last = words[0], words[-1]
-    if _is_given(first) and (_is_surname(last) or _is_given(last)):
+    if _is_given(first) and (_family(last) or _is_given(last)):
         return True
+    if _fold(first) in _raw_given() and _is_surname(last):
+        return True  # Grace Adeyemi: a word-like given name, and a surname
     if _is_surname(first) and _is_given(last) and len(words) <= 3:
         return True  # Петров Иван Сергеевич, Silva Omar
     return all(_script_word(w) == "uncased" for w in words) and any(
@@ -241,30 +269,26 @@ _STRONG_CUES = (
     r"dr\.?|prof\.?|regards,?|sincerely,?|signed,?|best,|thanks,|attn:?|c/o|"
     r"me llamo|mi nombre es|je m'appelle|je suis|ich heiße|ich heisse|mein name ist|"
     r"mi chiamo|meu nome é|меня зовут|моё имя|мое имя|我叫|我的名字是|名叫|姓名|"
-    r"私の名前は|제 이름은|اسمي|أنا"
+    r"私の名前は|제 이름은|اسمي|أنا|联系人|收件人"
 )
 _WEAK_CUES = (
     r"dear|hi|hello|hey|contact|customer|patient|recipient|assigned to|ask for|"
     r"talk to|spoke with|spoke to|i am|i'm|señor|señora|herr|frau|monsieur|madame|"
-    r"господин|госпожа|联系人|客户"
+    r"господин|госпожа|客户"
 )
 _CUE = re.compile(rf"(?i)(?<![\w\x00])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))"
-                  r"(?:[ \t\u00a0]+|(?<=[\u4e00-\u9fff])|(?<=[:,])\n?)")
-_KV = re.compile(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
-_GATE_KEYS = re.compile(r"(?i)name|contact|recipient|author|customer|patient|passenger"
-                        r"|holder|assignee|sender|attendee|guest|employee|addressee"
-                        r"|beneficiary|signatory|requester|applicant")
+                  r"(?:[ \t\u00a0]*[:：,][ \t\u00a0]*\n?|[ \t\u00a0]+|(?<=[\u4e00-\u9fff]))")
+KV = re.compile(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
 _TWO_CAPS = re.compile(_UPPER_RE + r"[^\W\d_]*[ \u00a0]" + _UPPER_RE)
 _UNCASED = re.compile(f"[{_SCRIPTS}]")
 _CUE_GATE = re.compile(_CUE.pattern + _UPPER_RE)
-_KV_GATE = re.compile(r"(?i)(?:" + _GATE_KEYS.pattern[4:] + r")s?[\"']?[ \t]*[:=]")
 
 
 def gate(text: str) -> bool:
     """False means ``find_names(text) == []``: no two capitalised words, no word of an
-    uncased script, no cue before a capital, no name-like key before an operator."""
+    uncased script, no cue before a capital."""
     return (_TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None
-            or _CUE_GATE.search(text) is not None or _KV_GATE.search(text) is not None)
+            or _CUE_GATE.search(text) is not None)
 
 
 def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] | None:
@@ -338,7 +362,7 @@ def _gazetteer_hits(text: str) -> list[Hit]:
             if _script_word(words[i]) == "cased" and _is_given(words[i]) and _fold(
                     words[i]) not in _NOT_NAMES:
                 tail = words[i + 1:]
-                if _is_surname(tail[-1]) or (len(tail) > 1 and _is_surname(tail[0])):
+                if _family(tail[-1]) or (len(tail) > 1 and _is_surname(tail[0])):
                     start = text.index(words[i], m.start())
                     hits.append(Hit(start, end, "person-name", "person"))
                 break
@@ -350,7 +374,7 @@ def _gazetteer_hits(text: str) -> list[Hit]:
                 break
 
 
-def _kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
+def kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     """The span of the value after ``key=``/``key:`` (quoted, or to the end of the line
     or the next ``key=``)."""
     start = m.end()
@@ -367,26 +391,9 @@ def _kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     return start, end
 
 
-def _kv_hits(text: str) -> list[Hit]:
-    hits: list[Hit] = []
-    if _GATE_KEYS.search(text) is None:
-        return hits
-    for m in _KV.finditer(text):
-        key = m.group("key")
-        if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
-            continue
-        strength = name_key(key)
-        if strength is None:
-            continue
-        start, end = _kv_value(text, m)
-        if end > start and is_name_value(text[start:end], strength):
-            hits.append(Hit(start, end, "person-name", "person"))
-    return hits
-
-
 def find_names(text: str) -> list[Hit]:
-    """Person names in free text (key=value and key: value pairs, cues, the
-    gazetteer); overlapping hits are resolved by the caller."""
+    """Person names in free text (cues, the gazetteer; ``key: value`` pairs are
+    ``_personal``'s); overlapping hits are resolved by the caller."""
     if not gate(text):
         return []
-    return _kv_hits(text) + _cue_hits(text) + _gazetteer_hits(text)
+    return _cue_hits(text) + _gazetteer_hits(text)

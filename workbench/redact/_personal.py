@@ -10,6 +10,7 @@ V}`` pairs. docs/redact-detectors.md lists every decision.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 
 from . import _names, _natid, _postal
@@ -91,14 +92,43 @@ def field_hit(kind: str, value: str) -> tuple[str, str] | None:
     return None
 
 
+# the words a personal key holds (name, contact, ssn, address, birth …), then the rest
+# of the key and an operator: the gate of ``key: value`` and ``key=value`` pairs in text
+_KV_GATE = re.compile(
+    r"(?i)(?:name|contact|recipient|author|customer|patient|passenger|holder|assignee"
+    r"|sender|attendee|guest|employee|addressee|beneficiary|signatory|requester"
+    r"|applicant|address|addr|street|residence|domicile|dob|birth|born|ssn|nino"
+    r"|insurance|dni|nie|nif|fiscale|cpf|aadhaa?r|uid|passport|national|tax)"
+    r"[\w.-]{0,30}?[\"']?[ \t]*[:=]")
+
+
+def _kv_hits(text: str) -> list[Hit]:
+    """Values after a personal key in text: ``person_name=Omar Silva``, ``ssn: …``,
+    ``"contact": "…"``, ``X-Customer-Name: …``, ``billing_address: …`` (YAML)."""
+    hits: list[Hit] = []
+    if _KV_GATE.search(text) is None:
+        return hits
+    for m in _names.KV.finditer(text):
+        if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
+            continue
+        kind = field_kind(m.group("key"))
+        if kind is None:
+            continue
+        start, end = _names.kv_value(text, m)
+        got = field_hit(kind, text[start:end]) if end > start else None
+        if got is not None:
+            hits.append(Hit(start, end, got[1], got[0]))
+    return hits
+
+
 def maybe_personal(text: str) -> bool:
     """A cheap gate: False means ``find_personal(text) == []``."""
-    return (_names.gate(text) or _natid.GATE.search(text) is not None
+    return (_KV_GATE.search(text) is not None or _names.gate(text) or _natid.GATE.search(text) is not None
             or _postal.gate(text))
 
 
 def find_personal(text: str) -> list[Hit]:
     """Names, national ids, addresses and birth dates in free text (overlaps are
     resolved by ``find``)."""
-    return (_names.find_names(text) + _natid.find_national_ids(text)
+    return (_kv_hits(text) + _names.find_names(text) + _natid.find_national_ids(text)
             + _postal.find_addresses(text) + _postal.find_birth_dates(text))

@@ -88,11 +88,11 @@ _DATE = (r"(?:(?:19|20)\d\d-[01]\d-[0-3]\d|[0-3]?\d[./-][01]?\d[./-](?:19|20)\d\
          r"|(?:19|20)\d\d年[01]?\d月[0-3]?\d日)")
 _DATE_RE = re.compile(rf"(?i){_DATE}")
 _BIRTH_CONTEXT = re.compile(
-    r"(?i)(?<![\w\x00])(?:born(?: on| in)?|dob|d\.o\.b\.?|date of birth|birth ?date|"
-    r"birthday(?: is)?|geboren(?: am)?|geburtsdatum|née?(?: le)?|fecha de nacimiento|"
-    r"nacid[oa](?: el)?|data di nascita|nato il|nata il|data de nascimento|"
-    r"дата рождения|родил(?:ся|ась)|出生日期|生年月日|تاريخ الميلاد)"
-    r"[\"']?[ \t]*[:=]?[ \t]*[\"']?")
+    r"(?i)(?<![A-Za-z0-9\x00])(?:born(?: on| in)?|dob|d\.o\.b\.?|date[ _]of[ _]birth"
+    r"|birth[ _]?date|birthday|geboren(?: am)?|geburtsdatum|née?(?: le)?"
+    r"|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nato il|nata il"
+    r"|data de nascimento|дата рождения|родил(?:ся|ась)|出生日期|生年月日|تاريخ الميلاد)"
+    r"(?: is| was| on)?[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
 
 
 def is_date_value(value: str) -> bool:
@@ -127,10 +127,10 @@ _EURO_STREET = re.compile(
     r"|Paseo|Ulica|улица|ул\.|проспект|пр\.)(?: [\w'’.-]+){1,4}),? \d{1,4}[a-zA-Z]?"
     r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?")
 _ADDRESS_CONTEXT = re.compile(
-    r"(?i)(?<![\w\x00])(?:(?:home |postal |mailing |billing |shipping |street |delivery )?"
-    r"address(?: is)?|addr|lives at|live at|living at|reside at|resides at|ship(?:ping)? to|"
+    r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
+    r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at|ship(?:ping)? to|"
     r"deliver(?:y)? to|send it to|located at|moved to|dirección|direccion|endereço|"
-    r"adresse|indirizzo|адрес|住所|地址|العنوان)[\"']?[ \t]*[:=]?[ \t]*[\"']?")
+    r"adresse|indirizzo|адрес|住所|地址|العنوان)[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
 _HOUSE = re.compile(r"\d,? [A-Z]")
 
 
