@@ -225,7 +225,7 @@ def find(text: str) -> list[Hit]:
     rev = masked[::-1]
     first_kw, first_struct = _KW.search(rev), _STRUCT.search(rev)
     first_fwd = _FWD.search(masked)
-    personal = maybe_personal(masked)
+    personal = find_personal(masked)  # each of its finders has its own cheap gate
     if first_kw is None and first_struct is None and first_fwd is None and not personal:
         return []
     n = len(masked)
@@ -252,8 +252,7 @@ def find(text: str) -> list[Hit]:
              if f"rule{i}" in kinds for s, e in rule.scan(masked)]
     hits += _structural_hits(masked, keywords, kinds, ops)
     hits += _pii_hits(masked, keywords, kinds)
-    if personal:
-        hits += find_personal(masked)
+    hits += personal
     return _resolve(masked, hits)
 
 

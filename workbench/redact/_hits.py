@@ -11,10 +11,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = ["CATEGORIES", "EXAMPLE_VALUES", "Hit", "entropy", "is_example", "is_public",
-           "mask_protected"]
+           "lower_same_length", "mask_protected", "words_re"]
 
 #: the categories a hit may have (a token's first word)
 CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
@@ -43,6 +44,21 @@ _PROTECTED = re.compile(
     r"«[a-z][a-z0-9_-]{0,40}(?::[A-Za-z0-9_.-]{1,128}){0,3}»"
     r"|;base64,(?P<b64>[A-Za-z0-9+/=\s]{16,})"
     r"|sha(?<![A-Za-z0-9]sha)(?:1|256|384|512)-[A-Za-z0-9+/]{20,}={0,2}")
+
+
+def words_re(words: Iterable[str]) -> re.Pattern[str]:
+    """A regex of literal words, longest first: every alternative starts with a literal,
+    so the regex engine skips the characters that start none at C speed (search it in
+    ``lower_same_length(text)`` for a case-insensitive search)."""
+    return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len,
+                                                               reverse=True)))
+
+
+def lower_same_length(text: str) -> str:
+    """``text.lower()``, with offsets kept (a character whose lower case is longer,
+    such as ``İ``, keeps its first character)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(c.lower()[:1] for c in text)
 
 
 def mask_protected(text: str) -> str:

@@ -28,7 +28,7 @@ import re
 import unicodedata
 from functools import cache
 
-from ._hits import Hit
+from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
 __all__ = ["KV", "find_names", "gate", "is_name_value", "kv_value", "name_key"]
@@ -261,7 +261,15 @@ _SCRIPTS = (r"\u0600-\u06ff\u0590-\u05ff\u0900-\u097f\u4e00-\u9fff\u3040-\u30ff"
 _UNCASED_RUN = f"[{_SCRIPTS}]+"
 _UPPER = "".join(c for c in map(chr, range(0x41, 0x530)) if c.isupper())
 _UPPER_RE = "[" + re.escape(_UPPER) + _SCRIPTS + "]"
-_RUN_START = re.compile(r"(?<![\w\x00./@-])" + _UPPER_RE)
+_LOWER_RE = "[" + re.escape("".join(c for c in map(chr, range(0x61, 0x530))
+                                    if c.islower())) + "]"
+# where a run of two or more name-shaped words may start: a capital (or a letter of an
+# uncased script) not glued to a word, a word, a space, an optional particle, a capital;
+# the first character comes first, so that the engine skips to candidates at C speed
+_PAIR_START = re.compile(
+    _UPPER_RE + r"(?<![\w\x00./@-].)(?:" + _LOWER_RE + r"|(?<=[" + _SCRIPTS + r"]))"
+    r"[^\W\d_]*(?:['’-][^\W\d_]+)*\.?[ \u00a0]"
+    r"(?:(?:van|von|de|da|del|der|di|du|la|le|al|el|bin|ibn|dos|das|do|y) )?" + _UPPER_RE)
 _WORD = f"(?:{_CASED_WORD}|{_UNCASED_RUN})"
 _RUN = re.compile(rf"{_WORD}(?:[ \u00a0]{_WORD}){{0,3}}")
 _STRONG_CUES = (
@@ -279,16 +287,37 @@ _WEAK_CUES = (
 _CUE = re.compile(rf"(?i)(?<![\w\x00])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))"
                   r"(?:[ \t\u00a0]*[:：,][ \t\u00a0]*\n?|[ \t\u00a0]+|(?<=[\u4e00-\u9fff]))")
 KV = re.compile(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
-_TWO_CAPS = re.compile(_UPPER_RE + r"[^\W\d_]*[ \u00a0]" + _UPPER_RE)
+_TWO_CAPS = _PAIR_START
 _UNCASED = re.compile(f"[{_SCRIPTS}]")
-_CUE_GATE = re.compile(_CUE.pattern + _UPPER_RE)
+_CUE_CAP = re.compile(_CUE.pattern + "(?=" + _UPPER_RE + ")")
+# the first words of every cue, searched in the lower-cased text: where one stands,
+# ``_CUE`` is tried
+_CUE_WORDS = words_re([
+    "my name", "name is", "i am", "call me", "mr", "mrs", "ms", "mx", "miss", "dr", "prof",
+    "regards", "sincerely", "signed", "best,", "thanks,", "attn", "c/o", "me llamo",
+    "mi nombre", "je m'appelle", "je suis", "ich hei", "mein name", "mi chiamo",
+    "meu nome", "меня зовут", "моё имя", "мое имя", "我叫", "我的名字是", "名叫", "姓名",
+    "私の名前は", "제 이름은", "اسمي", "أنا", "联系人", "收件人", "dear", "hi", "hello", "hey",
+    "contact", "customer", "patient", "recipient", "assigned to", "ask for", "talk to",
+    "spoke with", "spoke to", "i'm", "señor", "señora", "herr", "frau", "monsieur",
+    "madame", "господин", "госпожа", "客户"])
 
 
-def gate(text: str) -> bool:
+def _cues(text: str, low: str) -> list[re.Match[str]]:
+    """Each cue followed by a capital or a word of an uncased script."""
+    out = []
+    for w in _CUE_WORDS.finditer(low):
+        m = _CUE_CAP.match(text, w.start())
+        if m is not None:
+            out.append(m)
+    return out
+
+
+def gate(text: str, low: str) -> bool:
     """False means ``find_names(text) == []``: no two capitalised words, no word of an
-    uncased script, no cue before a capital."""
+    uncased script, no cue before a capital (``low``: the text lower-cased)."""
     return (_TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None
-            or _CUE_GATE.search(text) is not None)
+            or bool(_cues(text, low)))
 
 
 def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] | None:
@@ -322,9 +351,9 @@ def _glued(text: str, end: int) -> bool:
             or (end < len(text) and (text[end].isalnum() or text[end] in "_\x00")))
 
 
-def _cue_hits(text: str) -> list[Hit]:
+def _cue_hits(text: str, low: str) -> list[Hit]:
     hits: list[Hit] = []
-    for m in _CUE.finditer(text):
+    for m in _cues(text, low):
         got = _run_words(text, m.end(), 3)
         if got is None:
             continue
@@ -347,12 +376,12 @@ def _gazetteer_hits(text: str) -> list[Hit]:
     hits: list[Hit] = []
     pos = 0
     while True:
-        m = _RUN_START.search(text, pos)
+        m = _PAIR_START.search(text, pos)
         if m is None:
             return hits
         got = _run_words(text, m.start())
         if got is None or len(got[1]) < 2:
-            pos = m.end()
+            pos = m.start() + 1
             continue
         end, words = got
         pos = end
@@ -391,9 +420,11 @@ def kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     return start, end
 
 
-def find_names(text: str) -> list[Hit]:
+def find_names(text: str, low: str | None = None) -> list[Hit]:
     """Person names in free text (cues, the gazetteer; ``key: value`` pairs are
     ``_personal``'s); overlapping hits are resolved by the caller."""
-    if not gate(text):
-        return []
-    return _cue_hits(text) + _gazetteer_hits(text)
+    low = lower_same_length(text) if low is None else low
+    hits = _cue_hits(text, low)
+    if _TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None:
+        hits += _gazetteer_hits(text)
+    return hits

@@ -23,9 +23,9 @@ from stdnum.in_ import aadhaar
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from ._hits import Hit
+from ._hits import Hit, lower_same_length, words_re
 
-__all__ = ["CONTEXT", "ID_DETECTORS", "find_national_ids", "id_value_ok"]
+__all__ = ["CONTEXT", "ID_DETECTORS", "find_national_ids", "gate", "id_value_ok"]
 
 
 def _ok(check: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -87,8 +87,10 @@ ID_DETECTORS: dict[str, str] = {
                 "word only",
 }
 
-_B = r"(?<![\w\x00.+/-])"  # nothing glued before
-_E = r"(?![\w\x00-]|[.,/]\w)"  # nothing glued after
+# nothing glued before or after, and no digit group continuing (an IBAN or a card
+# printed in groups of four holds 4-4-4 runs)
+_B = r"(?<![\w\x00.+/-])(?<!\d[ -])"
+_E = r"(?![\w\x00-]|[.,/]\w|[ -]\d)"
 
 # (detector, pattern, needs context)
 _PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
@@ -125,13 +127,13 @@ _CONTEXT_RE = {
                     + r")(?![a-z])[^\n]{0,24}$")
     for det, words in CONTEXT.items()
 }
-#: a cheap gate: a shape found without context, or a context word
-GATE = re.compile(
+#: the shapes found without context
+SHAPES = re.compile(
     r"\d{3}-\d\d-\d{4}|\d{3}\.\d{3}\.\d{3}-|\d{4} \d{4} \d{4}|\d{8}-?[A-Z]|[XYZ]-?\d{7}"
-    r"|[A-Z]{2} \d\d \d\d \d\d|[A-Z]{6}[0-9LMNPQRSTUV]{2}[A-Z]"
-    r"|(?i:(?<![a-z])(?:ssn|social.security|ss#|ss no|nino|national.insurance|ni n[ou]|dni|nie|nif"
-    r"|documento|fiscal|c\.f\.|cpf|cadastro|aadhaa?r|uidai|uid no|passport|pasaporte"
-    r"|passeport|reisepass|passaport|паспорт|护照|旅券))")
+    r"|[A-Z]{2} \d\d \d\d \d\d|[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}"
+    r"[A-Z][0-9LMNPQRSTUV]{3}[A-Z]")
+#: every context word, on the lower-cased text
+WORDS = words_re(w for words in CONTEXT.values() for w in words)
 
 
 def _has_context(text: str, det: str, start: int) -> bool:
@@ -143,12 +145,23 @@ def id_value_ok(det: str, value: str) -> bool:
     return _VALID[det](value)
 
 
-def find_national_ids(text: str) -> list[Hit]:
+def gate(text: str, low: str) -> bool:
+    """False means ``find_national_ids(text) == []`` (``low``: the text lower-cased)."""
+    return SHAPES.search(text) is not None or WORDS.search(low) is not None
+
+
+def find_national_ids(text: str, low: str | None = None) -> list[Hit]:
     """National ids in free text (see the module docstring)."""
-    if GATE.search(text) is None:
+    low = lower_same_length(text) if low is None else low
+    shapes = SHAPES.search(text) is not None
+    words = {m.group() for m in WORDS.finditer(low)}
+    if not shapes and not words:
         return []
+    contexts = {det for det, ws in CONTEXT.items() if words.intersection(ws)}
     hits: list[Hit] = []
     for det, rx, needs_context in _PATTERNS:
+        if not (det in contexts if needs_context else shapes or det in contexts):
+            continue
         for m in rx.finditer(text):
             if needs_context and not _has_context(text, det, m.start()):
                 continue

@@ -14,7 +14,7 @@ import re
 from functools import cache
 
 from . import _names, _natid, _postal
-from ._hits import Hit
+from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
 __all__ = ["PERSONAL_DETECTORS", "field_hit", "field_kind", "find_personal",
@@ -92,28 +92,53 @@ def field_hit(kind: str, value: str) -> tuple[str, str] | None:
     return None
 
 
-# the words a personal key holds (name, contact, ssn, address, birth …), then the rest
-# of the key and an operator: the gate of ``key: value`` and ``key=value`` pairs in text
-_KV_GATE = re.compile(
-    r"(?i)(?:name|contact|recipient|author|customer|patient|passenger|holder|assignee"
-    r"|sender|attendee|guest|employee|addressee|beneficiary|signatory|requester"
-    r"|applicant|address|addr|street|residence|domicile|dob|birth|born|ssn|nino"
-    r"|insurance|dni|nie|nif|fiscale|cpf|aadhaa?r|uid|passport|national|tax)"
-    r"[\w.-]{0,30}?[\"']?[ \t]*[:=]")
+# the words a personal key holds (name, contact, ssn, address, birth …), searched in the
+# lower-cased text; where one stands, the rest of a key and an operator are looked for
+_KEY_WORDS = words_re([
+    "name", "contact", "recipient", "author", "customer", "patient", "passenger", "holder",
+    "assignee", "sender", "attendee", "guest", "employee", "addressee", "beneficiary",
+    "signatory", "requester", "applicant", "address", "addr", "street", "residence",
+    "domicile", "dob", "birth", "born", "ssn", "nino", "insurance", "dni", "nie", "nif",
+    "fiscale", "cpf", "aadhaar", "aadhar", "uid", "passport", "national", "tax"])
+_KEY_HEAD = re.compile(r"[A-Za-z][\w.-]{0,60}$")
+_KEY_TAIL = re.compile(r"[\w.-]{0,30}?[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
 
 
-def _kv_hits(text: str) -> list[Hit]:
+def _pairs(text: str, low: str) -> list[tuple[str, re.Match[str]]]:
+    """``(key, the match of the operator and opening quote)`` of each ``key: value`` /
+    ``key=value`` whose key holds a personal key word."""
+    out = []
+    done = -1
+    for w in _KEY_WORDS.finditer(low):
+        if w.start() < done:
+            continue
+        tail = _KEY_TAIL.match(text, w.end())
+        if tail is None:
+            continue
+        head = _KEY_HEAD.search(text, max(0, w.start() - 60), w.start() + 1)
+        if head is None:
+            continue
+        start = head.start()
+        while start < w.start() and not text[start].isalpha():
+            start += 1
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue
+        key = text[start:tail.start() + len(tail.group().split(":")[0].split("=")[0])]
+        done = tail.end()
+        key = key.rstrip(" \t\"'")
+        if field_kind(key) is not None:
+            out.append((key, tail))
+    return out
+
+
+def _kv_hits(text: str, low: str) -> list[Hit]:
     """Values after a personal key in text: ``person_name=Omar Silva``, ``ssn: …``,
     ``"contact": "…"``, ``X-Customer-Name: …``, ``billing_address: …`` (YAML)."""
     hits: list[Hit] = []
-    if _KV_GATE.search(text) is None:
-        return hits
-    for m in _names.KV.finditer(text):
-        if m.start() > 0 and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"):
-            continue
-        kind = field_kind(m.group("key"))
+    for key, m in _pairs(text, low):
+        kind = field_kind(key)
         if kind is None:
-            continue
+            continue  # (never: _pairs keeps personal keys only)
         start, end = _names.kv_value(text, m)
         got = field_hit(kind, text[start:end]) if end > start else None
         if got is not None:
@@ -123,12 +148,15 @@ def _kv_hits(text: str) -> list[Hit]:
 
 def maybe_personal(text: str) -> bool:
     """A cheap gate: False means ``find_personal(text) == []``."""
-    return (_KV_GATE.search(text) is not None or _names.gate(text) or _natid.GATE.search(text) is not None
-            or _postal.gate(text))
+    low = lower_same_length(text)
+    return (_names.gate(text, low) or _natid.gate(text, low) or _postal.gate(text, low)
+            or bool(_pairs(text, low)))
 
 
 def find_personal(text: str) -> list[Hit]:
     """Names, national ids, addresses and birth dates in free text (overlaps are
     resolved by ``find``)."""
-    return (_kv_hits(text) + _names.find_names(text) + _natid.find_national_ids(text)
-            + _postal.find_addresses(text) + _postal.find_birth_dates(text))
+    low = lower_same_length(text)
+    return (_kv_hits(text, low) + _names.find_names(text, low)
+            + _natid.find_national_ids(text, low) + _postal.find_addresses(text, low)
+            + _postal.find_birth_dates(text, low))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ._hits import Hit
+from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
 __all__ = ["address_key", "birth_key", "find_addresses", "find_birth_dates", "gate",
@@ -101,12 +101,38 @@ def is_date_value(value: str) -> bool:
     return m is not None and "«" not in value
 
 
-def find_birth_dates(text: str) -> list[Hit]:
+_BIRTH_WORDS = words_re([
+    "born", "dob", "d.o.b", "date of birth", "date_of_birth", "birth date", "birth_date",
+    "birthdate", "birthday", "geboren", "geburtsdatum", "née", "nee", "fecha de nacimiento",
+    "nacido", "nacida", "data di nascita", "nato il", "nata il", "data de nascimento",
+    "дата рождения", "родился", "родилась", "出生日期", "生年月日", "تاريخ الميلاد"])
+_ADDRESS_WORDS = words_re([
+    "address", "addr", "lives at", "live at", "living at", "reside at", "resides at",
+    "ship to", "shipping to", "deliver to", "delivery to", "send it to", "located at",
+    "moved to", "dirección", "direccion", "endereço", "adresse", "indirizzo", "адрес",
+    "住所", "地址", "العنوان"])
+_EURO_WORDS = words_re([
+    "straße", "strasse", "str.", "gasse", "weg", "platz", "allee", "rue ", "avenue ",
+    "boulevard ", "calle ", "avenida ", "via ", "viale ", "piazza ", "rua ", "praça ",
+    "carrer ", "plaza ", "paseo ", "ulica ", "улица", "ул.", "проспект", "пр."])
+
+
+def _contexts(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str
+              ) -> list[re.Match[str]]:
+    """The matches of a context regex at the places its words stand."""
+    out = []
+    for w in words.finditer(low):
+        m = rx.match(text, w.start())
+        if m is not None:
+            out.append(m)
+    return out
+
+
+def find_birth_dates(text: str, low: str | None = None) -> list[Hit]:
     """Dates right after a birth context word."""
-    if _BIRTH_CONTEXT.search(text) is None:
-        return []
+    low = lower_same_length(text) if low is None else low
     hits: list[Hit] = []
-    for m in _BIRTH_CONTEXT.finditer(text):
+    for m in _contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low):
         d = _DATE_RE.match(text, m.end())
         if d is not None and not (d.end() < len(text) and text[d.end()].isdigit()):
             hits.append(Hit(d.start(), d.end(), "birth-date", "birth-date"))
@@ -117,7 +143,8 @@ _STREET_TYPES = (r"street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|
                  r"court|ct|place|pl|parkway|pkwy|square|sq|terrace|close|crescent|"
                  r"highway|hwy|strasse|straße|str|gasse|weg|platz|allee")
 _STREET = re.compile(
-    r"(?<![\w\x00.,/-])\d{1,5}[A-Za-z]?,? (?:[A-Z][\w'’-]*\.? ){1,4}"
+    r"(?<![\w\x00.,/-])\d{1,5}[A-Za-z]?,? [A-Z][a-z][\w'’-]*\.? "
+    r"(?:[A-Z][\w'’-]*\.? ){0,3}"
     rf"(?i:{_STREET_TYPES})\b\.?"
     r"(?:,? (?:(?:Apt|Suite|Unit|Flat)\.? ?\w+,? )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}"
     r"(?:,? [A-Z]{2})?(?:,? \d{5}(?:-\d{4})?| [A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2})?)?")
@@ -128,10 +155,11 @@ _EURO_STREET = re.compile(
     r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?")
 _ADDRESS_CONTEXT = re.compile(
     r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
-    r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at|ship(?:ping)? to|"
-    r"deliver(?:y)? to|send it to|located at|moved to|dirección|direccion|endereço|"
-    r"adresse|indirizzo|адрес|住所|地址|العنوان)[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
-_HOUSE = re.compile(r"\d,? [A-Z]")
+    r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at"
+    r"|ship(?:ping)? to|deliver(?:y)? to|send it to|located at|moved to|dirección"
+    r"|direccion|endereço|adresse|indirizzo|адрес|住所|地址|العنوان)"
+    r"[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
+_HOUSE = re.compile(r"\d[A-Za-z]?,? [A-Z][a-z]")
 
 
 def _to_end(text: str, start: int) -> int:
@@ -152,26 +180,26 @@ def _to_end(text: str, start: int) -> int:
     return end
 
 
-def find_addresses(text: str) -> list[Hit]:
+def find_addresses(text: str, low: str | None = None) -> list[Hit]:
     """Postal addresses after a context word, and street lines anywhere."""
-    if not _address_gate(text):
-        return []
+    low = lower_same_length(text) if low is None else low
     hits: list[Hit] = []
-    for m in _ADDRESS_CONTEXT.finditer(text):
+    for m in _contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low):
         end = _to_end(text, m.end())
         if end > m.end() and is_address_value(text[m.end():end]):
             hits.append(Hit(m.end(), end, "postal-address", "address"))
-    for rx in (_STREET, _EURO_STREET):
+    streets = [_STREET] if _HOUSE.search(text) else []
+    if _EURO_WORDS.search(low):
+        streets.append(_EURO_STREET)
+    for rx in streets:
         for m in rx.finditer(text):
             hits.append(Hit(m.start(), m.end(), "postal-address", "address"))
     return hits
 
 
-def gate(text: str) -> bool:
-    """False means neither ``find_addresses`` nor ``find_birth_dates`` finds anything."""
-    return _address_gate(text) or _BIRTH_CONTEXT.search(text) is not None
-
-
-def _address_gate(text: str) -> bool:
-    return (_HOUSE.search(text) is not None or _ADDRESS_CONTEXT.search(text) is not None
-            or _EURO_STREET.search(text) is not None)
+def gate(text: str, low: str) -> bool:
+    """False means neither ``find_addresses`` nor ``find_birth_dates`` finds anything
+    (``low``: the text lower-cased)."""
+    return (_HOUSE.search(text) is not None or _EURO_WORDS.search(low) is not None
+            or any(_contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low))
+            or any(_contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low)))
