@@ -201,7 +201,7 @@ def _rank(h: Hit) -> int:
     (40), a JWT (35), a provider's value by name (30), a structural rule (20), a value
     by its secret-named name alone (15), personal data (10)."""
     if h.category != "secret":
-        return 11 if h.category == "national-id" else 10
+        return 10
     if h.detector in _RANKS:
         return _RANKS[h.detector]
     if h.detector in _VENDOR_IDS:

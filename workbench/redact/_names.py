@@ -270,7 +270,7 @@ _PAIR_START = re.compile(
     _UPPER_RE + r"(?<![\w\x00./@-].)(?:" + _LOWER_RE + r"|(?<=[" + _SCRIPTS + r"]))"
     r"[^\W\d_]*(?:['’-][^\W\d_]+)*\.?[ \u00a0]"
     r"(?:(?:van|von|de|da|del|der|di|du|la|le|al|el|bin|ibn|dos|das|do|y) )?" + _UPPER_RE)
-_WORD = f"(?:{_CASED_WORD}|{_UNCASED_RUN})"
+_WORD = f"(?:{_CASED_WORD}|{_UNCASED_RUN})(?![\\w\\x00])"
 _RUN = re.compile(rf"{_WORD}(?:[ \u00a0]{_WORD}){{0,3}}")
 _STRONG_CUES = (
     r"my name is|my name's|name is|i am called|call me|mr\.?|mrs\.?|ms\.?|mx\.?|miss|"
@@ -331,6 +331,8 @@ def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] |
     for w in re.finditer(r"\S+", m.group()):
         token = w.group()
         bare = token.rstrip(".") if not re.fullmatch(r"[A-Z]\.", token) else token
+        if bare.endswith(("'s", "’s")):
+            bare = bare[:-2]  # Elena Fischer's: the name without the possessive
         if bare in _PARTICLES and words:
             continue
         kind = _script_word(bare)
@@ -347,7 +349,11 @@ def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] |
 def _glued(text: str, end: int) -> bool:
     """Whether a name-shaped run continues as a file name, a path or an address
     (``Elena Fischer.pdf``, ``Ana Lima/notes``, ``Ana@host``)."""
-    return ((end + 1 < len(text) and text[end] in "._/@\\-" and text[end + 1].isalnum())
+    if text[end:end + 1] in ("'", "’") and text[end + 1:end + 2] == "s" and not (
+            text[end + 2:end + 3].isalnum()):
+        return False  # Elena Fischer's order
+    return ((end + 1 < len(text) and text[end] in "._/@\\-'’"
+             and (text[end + 1].isalnum() or text[end + 1] == "\x00"))
             or (end < len(text) and (text[end].isalnum() or text[end] in "_\x00")))
 
 
@@ -415,6 +421,8 @@ def kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     line_end = len(text) if line_end == -1 else line_end
     nxt = re.compile(r"[ \t,;&|][\w.-]+[\"']?[ \t]*[=:]").search(text, start, line_end)
     end = nxt.start() if nxt else line_end
+    nul = text.find("\x00", start, end)  # a token (masked) ends the value
+    end = end if nul == -1 else nul
     while end > start and text[end - 1] in " \t,;\r":
         end -= 1
     return start, end

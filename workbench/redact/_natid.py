@@ -89,13 +89,15 @@ ID_DETECTORS: dict[str, str] = {
 
 # nothing glued before or after, and no digit group continuing (an IBAN or a card
 # printed in groups of four holds 4-4-4 runs)
-_B = r"(?<![\w\x00.+/-])(?<!\d[ -])"
-_E = r"(?![\w\x00-]|[.,/]\w|[ -]\d)"
+_B = r"(?<![\w\x00.+/-])"
+_E = r"(?![\w\x00-]|[.,/]\w)"
+_BD = _B + r"(?<!\d[ -])"  # for ids that start and end with digits
+_ED = r"(?![\w\x00-]|[.,/]\w|[ -]\d)"
 
 # (detector, pattern, needs context)
 _PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
-    ("us-ssn", re.compile(_B + r"\d{3}-\d{2}-\d{4}" + _E), False),
-    ("us-ssn", re.compile(_B + r"\d{3}(?: \d{2} \d{4}|\d{6})" + _E), True),
+    ("us-ssn", re.compile(_BD + r"\d{3}-\d{2}-\d{4}" + _ED), False),
+    ("us-ssn", re.compile(_BD + r"\d{3}(?: \d{2} \d{4}|\d{6})" + _ED), True),
     ("uk-nino", re.compile(_B + r"[A-Z]{2} \d{2} \d{2} \d{2} [A-D]" + _E), False),
     ("uk-nino", re.compile(_B + r"[A-Z]{2}\d{6}[A-D]" + _E), True),
     ("es-dni", re.compile(_B + r"\d{8}-?[A-Z]" + _E), False),
@@ -103,10 +105,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
     ("it-codice-fiscale", re.compile(
         _B + r"[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z]"
         r"[0-9LMNPQRSTUV]{3}[A-Z]" + _E), False),
-    ("br-cpf", re.compile(_B + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _E), False),
-    ("br-cpf", re.compile(_B + r"\d{11}" + _E), True),
-    ("in-aadhaar", re.compile(_B + r"[2-9]\d{3} \d{4} \d{4}" + _E), False),
-    ("in-aadhaar", re.compile(_B + r"[2-9]\d{3}(?:-\d{4}-\d{4}|\d{8})" + _E), True),
+    ("br-cpf", re.compile(_BD + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _ED), False),
+    ("br-cpf", re.compile(_BD + r"\d{11}" + _ED), True),
+    ("in-aadhaar", re.compile(_BD + r"[2-9]\d{3} \d{4} \d{4}" + _ED), False),
+    ("in-aadhaar", re.compile(_BD + r"[2-9]\d{3}(?:-\d{4}-\d{4}|\d{8})" + _ED), True),
     ("passport", re.compile(_B + r"[A-Z0-9]{1,3} ?[0-9]{5,8}[A-Z0-9]?" + _E), True),
 ]
 

@@ -157,6 +157,21 @@ def find_personal(text: str) -> list[Hit]:
     """Names, national ids, addresses and birth dates in free text (overlaps are
     resolved by ``find``)."""
     low = lower_same_length(text)
-    return (_kv_hits(text, low) + _names.find_names(text, low)
-            + _natid.find_national_ids(text, low) + _postal.find_addresses(text, low)
-            + _postal.find_birth_dates(text, low))
+    return _union(_kv_hits(text, low) + _names.find_names(text, low)
+                  + _natid.find_national_ids(text, low) + _postal.find_addresses(text, low)
+                  + _postal.find_birth_dates(text, low))
+
+
+def _union(hits: list[Hit]) -> list[Hit]:
+    """Overlapping hits of one category as one hit over their union (a street line
+    inside an address after ``address:``; a cue's name and the gazetteer's), so that
+    what one pass leaves, the next does not find."""
+    out: list[Hit] = []
+    for h in sorted(hits, key=lambda h: (h.category, h.start, -h.end)):
+        last = out[-1] if out else None
+        if last is not None and last.category == h.category and h.start < last.end:
+            if h.end > last.end:
+                out[-1] = Hit(last.start, h.end, last.detector, last.category)
+            continue
+        out.append(h)
+    return out

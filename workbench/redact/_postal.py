@@ -147,12 +147,13 @@ _STREET = re.compile(
     r"(?:[A-Z][\w'’-]*\.? ){0,3}"
     rf"(?i:{_STREET_TYPES})\b\.?"
     r"(?:,? (?:(?:Apt|Suite|Unit|Flat)\.? ?\w+,? )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}"
-    r"(?:,? [A-Z]{2})?(?:,? \d{5}(?:-\d{4})?| [A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2})?)?")
+    r"(?:,? [A-Z]{2})?(?:,? \d{5}(?:-\d{4})?| [A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2})?)?"
+    r"(?![\w\x00])")
 _EURO_STREET = re.compile(
     r"(?<![\w\x00])(?:[A-ZÀ-Þ][\w'’-]*(?:straße|strasse|str\.|gasse|weg|platz|allee)"
     r"|(?:Rue|Avenue|Boulevard|Calle|Avenida|Via|Viale|Piazza|Rua|Praça|Carrer|Plaza"
     r"|Paseo|Ulica|улица|ул\.|проспект|пр\.)(?: [\w'’.-]+){1,4}),? \d{1,4}[a-zA-Z]?"
-    r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?")
+    r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?(?![\w\x00])")
 _ADDRESS_CONTEXT = re.compile(
     r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
     r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at"

@@ -18,6 +18,7 @@ def _red() -> Redactor:
 TEXT_HITS = [
     ("person_name=Omar Silva status=ok", "Omar Silva", "person-name"),
     ("Please update my details to Elena Fischer", "Elena Fischer", "person-name"),
+    ("Elena Fischer's order shipped", "Elena Fischer", "person-name"),
     ('{"contact": "Elena Fischer", "n": 2}', "Elena Fischer", "person-name"),
     ("customer_name: Zoë Ångström\nplan: pro", "Zoë Ångström", "person-name"),
     ("X-Customer-Name: Siobhán O'Brien", "Siobhán O'Brien", "person-name"),
