@@ -31,7 +31,8 @@ from functools import cache
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
-__all__ = ["KV", "find_names", "gate", "is_name_value", "kv_value", "name_key"]
+__all__ = ["CUE_WORDS", "KV", "PAIR_START", "UNCASED", "find_names", "gate", "is_name_value",
+           "kv_value", "name_key"]
 
 _LOCALES = (
     "en_US", "en_GB", "en_IE", "en_IN", "en_NG", "en_KE", "de_DE", "de_AT", "fr_FR",
@@ -287,12 +288,12 @@ _WEAK_CUES = (
 _CUE = re.compile(rf"(?i)(?<![\w\x00])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))"
                   r"(?:[ \t\u00a0]*[:：,][ \t\u00a0]*\n?|[ \t\u00a0]+|(?<=[\u4e00-\u9fff]))")
 KV = re.compile(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
-_TWO_CAPS = _PAIR_START
-_UNCASED = re.compile(f"[{_SCRIPTS}]")
+_TWO_CAPS = PAIR_START = _PAIR_START
+_UNCASED = UNCASED = re.compile(f"[{_SCRIPTS}]")
 _CUE_CAP = re.compile(_CUE.pattern + "(?=" + _UPPER_RE + ")")
 # the first words of every cue, searched in the lower-cased text: where one stands,
 # ``_CUE`` is tried
-_CUE_WORDS = words_re([
+CUE_WORDS = (
     "my name", "name is", "i am", "call me", "mr", "mrs", "ms", "mx", "miss", "dr", "prof",
     "regards", "sincerely", "signed", "best,", "thanks,", "attn", "c/o", "me llamo",
     "mi nombre", "je m'appelle", "je suis", "ich hei", "mein name", "mi chiamo",
@@ -300,7 +301,8 @@ _CUE_WORDS = words_re([
     "私の名前は", "제 이름은", "اسمي", "أنا", "联系人", "收件人", "dear", "hi", "hello", "hey",
     "contact", "customer", "patient", "recipient", "assigned to", "ask for", "talk to",
     "spoke with", "spoke to", "i'm", "señor", "señora", "herr", "frau", "monsieur",
-    "madame", "господин", "госпожа", "客户"])
+    "madame", "господин", "госпожа", "客户")
+_CUE_WORDS = words_re(CUE_WORDS, bounded=True)
 
 
 def _cues(text: str, low: str) -> list[re.Match[str]]:
@@ -416,13 +418,15 @@ def kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     q = m.group("q")
     if q:
         end = text.find(q, start)
-        return start, (end if end != -1 else start)
+        if end == -1 or text.find("\x00", start, end) != -1:
+            return start, start
+        return start, end
     line_end = text.find("\n", start)
     line_end = len(text) if line_end == -1 else line_end
     nxt = re.compile(r"[ \t,;&|][\w.-]+[\"']?[ \t]*[=:]").search(text, start, line_end)
     end = nxt.start() if nxt else line_end
-    nul = text.find("\x00", start, end)  # a token (masked) ends the value
-    end = end if nul == -1 else nul
+    if text.find("\x00", start, end) != -1:
+        return start, start  # a value holding a token (masked) was judged before
     while end > start and text[end - 1] in " \t,;\r":
         end -= 1
     return start, end

@@ -130,10 +130,12 @@ _CONTEXT_RE = {
     for det, words in CONTEXT.items()
 }
 #: the shapes found without context
+#: (one digit or capital first, the rest factored, not inside a digit or capital run:
+#: the regex engine skips to candidates at C speed and tries few alternatives there)
 SHAPES = re.compile(
-    r"\d{3}-\d\d-\d{4}|\d{3}\.\d{3}\.\d{3}-|\d{4} \d{4} \d{4}|\d{8}-?[A-Z]|[XYZ]-?\d{7}"
-    r"|[A-Z]{2} \d\d \d\d \d\d|[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}"
-    r"[A-Z][0-9LMNPQRSTUV]{3}[A-Z]")
+    r"\d(?<!\d\d)\d\d(?:-\d\d-\d{4}|\.\d{3}\.\d{3}-|\d(?: \d{4} \d{4}|\d{4}-?[A-Z]))"
+    r"|[A-Z](?<![A-Z][A-Z])(?:[A-Z](?: \d\d \d\d \d\d|[A-Z]{4}[0-9LMNPQRSTUV]{2}"
+    r"[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])|(?<=[XYZ])-?\d{7})")
 #: every context word, on the lower-cased text
 WORDS = words_re(w for words in CONTEXT.values() for w in words)
 

@@ -11,7 +11,7 @@ V}`` pairs. docs/redact-detectors.md lists every decision.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import lru_cache
 
 from . import _names, _natid, _postal
 from ._hits import Hit, lower_same_length, words_re
@@ -46,7 +46,7 @@ _ID_KEYS: dict[tuple[str, ...], str | None] = {
 }
 
 
-@cache
+@lru_cache(maxsize=8192)
 def field_kind(key: str) -> str | None:
     """What a key says its value is: ``"person"``/``"person?"`` (a bare ``name``),
     ``"address"``, ``"birth-date"``, ``"id:<detector>"`` or ``"id:"`` (any national
@@ -75,6 +75,7 @@ def _id_hit(det: str, value: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1 << 15)
 def field_hit(kind: str, value: str) -> tuple[str, str] | None:
     """``(category, detector)`` when a whole value under a key of ``kind`` is personal
     data, else None."""
@@ -94,12 +95,13 @@ def field_hit(kind: str, value: str) -> tuple[str, str] | None:
 
 # the words a personal key holds (name, contact, ssn, address, birth …), searched in the
 # lower-cased text; where one stands, the rest of a key and an operator are looked for
-_KEY_WORDS = words_re([
+KEY_WORDS = (
     "name", "contact", "recipient", "author", "customer", "patient", "passenger", "holder",
     "assignee", "sender", "attendee", "guest", "employee", "addressee", "beneficiary",
     "signatory", "requester", "applicant", "address", "addr", "street", "residence",
     "domicile", "dob", "birth", "born", "ssn", "nino", "insurance", "dni", "nie", "nif",
-    "fiscale", "cpf", "aadhaar", "aadhar", "uid", "passport", "national", "tax"])
+    "fiscale", "cpf", "aadhaar", "aadhar", "uid", "passport", "national", "tax")
+_KEY_WORDS = words_re(KEY_WORDS)
 _KEY_HEAD = re.compile(r"[A-Za-z][\w.-]{0,60}$")
 _KEY_TAIL = re.compile(r"[\w.-]{0,30}?[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
 
@@ -146,17 +148,43 @@ def _kv_hits(text: str, low: str) -> list[Hit]:
     return hits
 
 
+# every word any personal-data gate looks for, in one trie: most strings hold none, and
+# for them one search replaces one per word list
+_ANY_WORD = words_re([*_names.CUE_WORDS, *KEY_WORDS, *_postal.ADDRESS_WORDS_LIST,
+                      *_postal.BIRTH_WORDS_LIST, *_postal.EURO_WORDS_LIST,
+                      *(w for ws in _natid.CONTEXT.values() for w in ws)])
+
+
+# the shape gates in one regex (one scan instead of four)
+_SHAPES = re.compile("|".join(f"(?:{rx.pattern})" for rx in (
+    _names.PAIR_START, _names.UNCASED, _natid.SHAPES, _postal.HOUSE)))
+
+
+def _quick(text: str, low: str) -> bool:
+    """False means no personal-data gate can fire: no word of any list, no pair of
+    capitalised words, no word of an uncased script, no id shape, no house number."""
+    return _SHAPES.search(text) is not None or _ANY_WORD.search(low) is not None
+
+
 def maybe_personal(text: str) -> bool:
-    """A cheap gate: False means ``find_personal(text) == []``."""
+    """A cheap gate: False means ``find_personal(text) == []``. The shapes first (a
+    pair of capitalised words, a word of an uncased script, an id shape, a house
+    number), then, only when a word of some list stands in the text, the word gates."""
+    if _SHAPES.search(text) is not None:
+        return True
     low = lower_same_length(text)
+    if _ANY_WORD.search(low) is None:
+        return False
     return (_names.gate(text, low) or _natid.gate(text, low) or _postal.gate(text, low)
-            or bool(_pairs(text, low)))
+            or bool(_kv_hits(text, low)))
 
 
 def find_personal(text: str) -> list[Hit]:
     """Names, national ids, addresses and birth dates in free text (overlaps are
     resolved by ``find``)."""
     low = lower_same_length(text)
+    if not _quick(text, low):
+        return []
     return _union(_kv_hits(text, low) + _names.find_names(text, low)
                   + _natid.find_national_ids(text, low) + _postal.find_addresses(text, low)
                   + _postal.find_birth_dates(text, low))

@@ -27,8 +27,9 @@ from functools import cache
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
-__all__ = ["address_key", "birth_key", "find_addresses", "find_birth_dates", "gate",
-           "is_address_value", "is_date_value"]
+__all__ = ["ADDRESS_WORDS_LIST", "BIRTH_WORDS_LIST", "EURO_WORDS_LIST", "HOUSE", "address_key",
+           "birth_key", "find_addresses", "find_birth_dates", "gate", "is_address_value",
+           "is_date_value"]
 
 _ADDRESS_LAST = frozenset({"address", "addresses", "addr", "street", "streetaddress",
                            "residence", "domicile", "addressline"})
@@ -101,20 +102,23 @@ def is_date_value(value: str) -> bool:
     return m is not None and "«" not in value
 
 
-_BIRTH_WORDS = words_re([
+BIRTH_WORDS_LIST = (
     "born", "dob", "d.o.b", "date of birth", "date_of_birth", "birth date", "birth_date",
     "birthdate", "birthday", "geboren", "geburtsdatum", "née", "nee", "fecha de nacimiento",
     "nacido", "nacida", "data di nascita", "nato il", "nata il", "data de nascimento",
-    "дата рождения", "родился", "родилась", "出生日期", "生年月日", "تاريخ الميلاد"])
-_ADDRESS_WORDS = words_re([
+    "дата рождения", "родился", "родилась", "出生日期", "生年月日", "تاريخ الميلاد")
+_BIRTH_WORDS = words_re(BIRTH_WORDS_LIST)
+ADDRESS_WORDS_LIST = (
     "address", "addr", "lives at", "live at", "living at", "reside at", "resides at",
     "ship to", "shipping to", "deliver to", "delivery to", "send it to", "located at",
     "moved to", "dirección", "direccion", "endereço", "adresse", "indirizzo", "адрес",
-    "住所", "地址", "العنوان"])
-_EURO_WORDS = words_re([
+    "住所", "地址", "العنوان")
+_ADDRESS_WORDS = words_re(ADDRESS_WORDS_LIST)
+EURO_WORDS_LIST = (
     "straße", "strasse", "str.", "gasse", "weg", "platz", "allee", "rue ", "avenue ",
     "boulevard ", "calle ", "avenida ", "via ", "viale ", "piazza ", "rua ", "praça ",
-    "carrer ", "plaza ", "paseo ", "ulica ", "улица", "ул.", "проспект", "пр."])
+    "carrer ", "plaza ", "paseo ", "ulica ", "улица", "ул.", "проспект", "пр.")
+_EURO_WORDS = words_re(EURO_WORDS_LIST)
 
 
 def _contexts(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str
@@ -160,7 +164,7 @@ _ADDRESS_CONTEXT = re.compile(
     r"|ship(?:ping)? to|deliver(?:y)? to|send it to|located at|moved to|dirección"
     r"|direccion|endereço|adresse|indirizzo|адрес|住所|地址|العنوان)"
     r"[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
-_HOUSE = re.compile(r"\d[A-Za-z]?,? [A-Z][a-z]")
+_HOUSE = HOUSE = re.compile(r"\d[A-Za-z]?,? [A-Z][a-z]")
 
 
 def _to_end(text: str, start: int) -> int:
