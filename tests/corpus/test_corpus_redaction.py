@@ -26,11 +26,18 @@ from workbench.store import Store
 #: folder -> detector -> hits in the export of the unredacted store (folders not listed: none)
 UNREDACTED: dict[str, dict[str, int]] = {
     "agentevals-kagent-tempo": {"ipv4": 38, "email": 34},
+    # "Hello, Alice", "Hello Claude" in prompts and tool results
+    "claude-code-log": {"person-name": 9},
+    # "The user name is Bob", "bye my dear Bob"
+    "langfuse-framework-traces": {"person-name": 5},
     "mcp-spec-examples": {"email": 6},
     "mitmproxy-har": {"ipv4": 11, "secret-field": 23, "cookie": 21},
     "openinference-claude-agent-sdk": {"secret-field": 2},
     "otel-python-contrib-openai-v2": {"secret-field": 7, "cookie": 3},
-    "tau-bench": {"email": 14},
+    # book authors in contract examples ("author": "Margaret Atwood")
+    "pact-python": {"person-name": 4},
+    # the airline and retail users: passengers' names, dates of birth, addresses
+    "tau-bench": {"email": 14, "person-name": 325, "birth-date": 150, "postal-address": 28},
 }
 
 

@@ -63,7 +63,8 @@ def test_apply_then_scan_round_trip(capsys, tmp_path, incident):
     assert not (tmp_path / "traces").exists()  # no store was created on the way
 
     code, out, _ = run(capsys, "redact", "scan", tmp_path / "clean", "--json")
-    assert code == 0 and json.loads(out) == {"files": 2, "hits": [], "skipped": []}
+    assert code == 0 and json.loads(out) == {"files": 2, "hits": [], "skipped": [],
+                                         "errors": []}
     code, out, _ = run(capsys, "redact", "scan", tmp_path / "clean")
     assert code == 0 and out == "clean: nothing found in 2 files\n"
 

@@ -3,7 +3,8 @@
 Detectors (``find``, ``maybe``, ``key_class``, ``looks_secret``) say what is secret;
 ``Redactor`` replaces it in JSON values and text with tokens such as
 ``«secret:github-pat:7f3a9c01d2e4»`` that are equal for equal values under one key;
-``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files;
+``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files
+(JSON, JSONL, text and Parquet);
 ``apply_policy`` reduces a trace to what a promotion policy keeps (docs/fixtures.md).
 """
 
@@ -13,6 +14,7 @@ from ._hits import Hit
 from ._keyfile import RedactionKey, redaction_key
 from ._keys import key_class, looks_secret
 from ._message import error_text, masked, masked_error
+from ._parquet import ParquetError
 from ._policy import Policy, PolicyError, apply_policy, load_policy, parse_policy, shape_of
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
@@ -23,6 +25,7 @@ __all__ = [
     "ApplyResult",
     "FileReport",
     "Hit",
+    "ParquetError",
     "Policy",
     "PolicyError",
     "RedactionKey",

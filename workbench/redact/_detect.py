@@ -41,6 +41,7 @@ from ._catalog import (
 )
 from ._hits import Hit, mask_protected
 from ._keys import ENDINGS
+from ._personal import PERSONAL_DETECTORS, find_personal, maybe_personal
 
 __all__ = ["DETECTORS", "find", "maybe"]
 
@@ -168,8 +169,8 @@ def maybe(text: str) -> bool:
     after asking whether a structural anchor starts at the same place. A rule that
     matches nothing in the text matches nothing in ``find``'s masked copy of it either
     (NUL counts as a letter at a token's edges), so the promise holds."""
-    if len(text) < 6:  # the shortest hit, an email a@b.co, has six characters
-        return False
+    if len(text) < 6:  # the shortest hit but a CJK name, an email a@b.co, has six
+        return len(text) > 2 and maybe_personal(text)
     rev = text[::-1]
     m = _GATE.search(rev)
     while m is not None:
@@ -183,7 +184,7 @@ def maybe(text: str) -> bool:
         if _STRUCT.match(rev, m.start()) is not None:
             return True
         m = _GATE.search(rev, m.start() + 1)
-    return _FWD.search(text) is not None
+    return _FWD.search(text) is not None or maybe_personal(text)
 
 
 # -- find ------------------------------------------------------------------------------
@@ -224,7 +225,8 @@ def find(text: str) -> list[Hit]:
     rev = masked[::-1]
     first_kw, first_struct = _KW.search(rev), _STRUCT.search(rev)
     first_fwd = _FWD.search(masked)
-    if first_kw is None and first_struct is None and first_fwd is None:
+    personal = find_personal(masked)  # each of its finders has its own cheap gate
+    if first_kw is None and first_struct is None and first_fwd is None and not personal:
         return []
     n = len(masked)
     found: dict[str, list[int]] = {}
@@ -250,6 +252,7 @@ def find(text: str) -> list[Hit]:
              if f"rule{i}" in kinds for s, e in rule.scan(masked)]
     hits += _structural_hits(masked, keywords, kinds, ops)
     hits += _pii_hits(masked, keywords, kinds)
+    hits += personal
     return _resolve(masked, hits)
 
 
@@ -375,6 +378,7 @@ def _detectors() -> dict[str, tuple[str, str]]:
     for rid, desc in _STRUCTURAL.items():
         out.setdefault(rid, ("secret", desc))
     out.update(_PII)
+    out.update(PERSONAL_DETECTORS)
     return dict(sorted(out.items()))
 
 

@@ -4,6 +4,9 @@ A file is read as one JSON document when it parses as one, as JSONL when every
 non-blank line is a JSON object or array, else as text. JSON stays JSON of the same
 structure (re-indented like the input when something changed, byte for byte when
 nothing did), JSONL is redacted line by line, text with the free-text detectors only.
+A Parquet file (``.parquet``, or Parquet's magic bytes) is read column by column
+(``_parquet``); one that is cut short, encrypted or not Parquet is refused by name, and
+with ``keep_going`` left out and listed under ``errors`` instead.
 Folders are walked (hidden files and folders skipped, as ingest does). Every check runs
 before anything is written: a missing path, a file that is not UTF-8, an output folder
 inside an input folder or an output that would overwrite an input refuses the whole
@@ -20,9 +23,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..model import EncodingError, InputError, NotFoundError, UsageError, dumps, loads
+from ..model import (
+    EncodingError,
+    InputError,
+    NotFoundError,
+    UsageError,
+    WorkbenchError,
+    dumps,
+    loads,
+)
 from ..store import atomic_write
 from ._detect import find, maybe
+from ._parquet import is_parquet, read_parquet, redact_parquet, scan_parquet
 from ._walk import Redactor, scan_value
 
 __all__ = ["ApplyResult", "FileReport", "ScanHit", "ScanResult", "redact_files", "scan_files"]
@@ -36,7 +48,7 @@ class FileReport:
 
     file: str
     out: str
-    format: str                      # "json" | "jsonl" | "text"
+    format: str                      # "json" | "jsonl" | "text" | "parquet"
     hits: dict[str, int]
 
     @property
@@ -50,6 +62,7 @@ class ApplyResult:
     key: str                         # "store" | "one-time"
     files: list[FileReport] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def hits(self) -> dict[str, int]:
@@ -62,7 +75,7 @@ class ApplyResult:
         return {"files": [{"file": f.file, "out": f.out, "format": f.format,
                            "changed": f.changed, "hits": f.hits} for f in self.files],
                 "hits": self.hits, "out": str(self.out), "key": self.key,
-                "skipped": self.skipped}
+                "skipped": self.skipped, "errors": self.errors}
 
 
 @dataclass(frozen=True)
@@ -77,12 +90,38 @@ class ScanResult:
     files: int = 0
     hits: list[ScanHit] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    errors: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {"files": self.files,
                 "hits": [{"file": h.file, "path": h.path, "detector": h.detector}
                          for h in self.hits],
-                "skipped": self.skipped}
+                "skipped": self.skipped, "errors": self.errors}
+
+
+def _error(f: Path, exc: WorkbenchError) -> dict[str, str]:
+    return {"file": str(f), "code": exc.code, "message": exc.message, "hint": exc.hint}
+
+
+def _check_inputs(files: list[tuple[Path, Path]], keep_going: bool,
+                  errors: list[dict[str, str]]) -> list[tuple[Path, Path]]:
+    """The inputs that can be read (each is read once here, before any output is
+    written); an unreadable one refuses the command, or with ``keep_going`` is listed
+    in ``errors`` and left out."""
+    good = []
+    for f, rel in files:
+        try:
+            if is_parquet(f):
+                read_parquet(f)
+            else:
+                _read_text(f)
+        except WorkbenchError as exc:
+            if not keep_going:
+                raise
+            errors.append(_error(f, exc))
+            continue
+        good.append((f, rel))
+    return good
 
 
 # -- inputs -----------------------------------------------------------------------------
@@ -241,14 +280,18 @@ def _redact_text(text: str, redactor: Redactor) -> tuple[str, str]:
 # -- apply ------------------------------------------------------------------------------
 
 def redact_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str],
-                 redactor: Redactor, *, key: str = "store") -> ApplyResult:
+                 redactor: Redactor, *, key: str = "store", keep_going: bool = False
+                 ) -> ApplyResult:
     """Write a redacted copy of every file under ``out`` (same relative names)."""
     result = ApplyResult(Path(out), key)
     files = _inputs(paths, result.skipped)
+    _check_out(result.out, files, paths)
+    files = _check_inputs(files, keep_going, result.errors)
     targets = _check_out(result.out, files, paths)
-    for f, _ in files:
-        _read_text(f)  # every input is checked before the first output is written
     for (f, _), target in zip(files, targets, strict=True):
+        if is_parquet(f):
+            result.files.append(_redact_parquet_file(f, target, redactor))
+            continue
         text = _read_text(f)
         bom = text.startswith(_BOM)
         before = redactor.hits
@@ -264,16 +307,39 @@ def redact_files(paths: Sequence[str | os.PathLike[str]], out: str | os.PathLike
     return result
 
 
+def _redact_parquet_file(f: Path, target: Path, redactor: Redactor) -> FileReport:
+    before = redactor.hits
+    redactor.hits = Counter()
+    try:
+        data = redact_parquet(read_parquet(f), redactor)
+        hits = dict(sorted(redactor.hits.items()))
+    finally:
+        before.update(redactor.hits)
+        redactor.hits = before
+    atomic_write(target, data if data is not None else f.read_bytes())
+    return FileReport(str(f), str(target), "parquet", hits)
+
+
 # -- scan -------------------------------------------------------------------------------
 
 def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def _without_digests(doc: Any) -> Any:
+    """A fixture manifest without the values of its ``fields`` map: they are the
+    manifest's own digests of the content (under field paths such as ``args.password``),
+    not data; the keys are still scanned, and the content itself is in trace.parquet."""
+    if (type(doc) is dict and doc.get("format") == "workbench-fixture"
+            and type(doc.get("fields")) is dict):
+        return {**doc, "fields": dict.fromkeys(doc["fields"])}
+    return doc
+
+
 def _scan_text(name: str, text: str) -> list[ScanHit]:
     fmt, doc = _document(text)
     if fmt == "json":
-        return [ScanHit(name, p, d) for p, d in scan_value(doc)]
+        return [ScanHit(name, p, d) for p, d in scan_value(_without_digests(doc))]
     if fmt == "jsonl":
         hits = []
         for n, (_, d) in enumerate(doc, 1):
@@ -286,11 +352,24 @@ def _scan_text(name: str, text: str) -> list[ScanHit]:
     return [ScanHit(name, f"line {_line_of(text, h.start)}", h.detector) for h in find(text)]
 
 
-def scan_files(paths: Sequence[str | os.PathLike[str]]) -> ScanResult:
-    """What the detectors still find in the files (paths and detector ids, no values)."""
+def scan_files(paths: Sequence[str | os.PathLike[str]], *, keep_going: bool = False
+               ) -> ScanResult:
+    """What the detectors still find in the files (paths and detector ids, no values).
+    Nothing is printed before the end, so a bad file refuses it all, unless
+    ``keep_going`` lists it under ``errors`` and goes on."""
     result = ScanResult()
     files = _inputs(paths, result.skipped)
-    for f, _ in files:  # nothing is printed before the end, so a bad file refuses it all
+    for f, _ in files:
+        try:
+            if is_parquet(f):
+                hits = [ScanHit(str(f), p, d) for p, d in scan_parquet(read_parquet(f))]
+            else:
+                hits = _scan_text(str(f), _read_text(f).removeprefix(_BOM))
+        except WorkbenchError as exc:
+            if not keep_going:
+                raise
+            result.errors.append(_error(f, exc))
+            continue
         result.files += 1
-        result.hits += _scan_text(str(f), _read_text(f).removeprefix(_BOM))
+        result.hits += hits
     return result

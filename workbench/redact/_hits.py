@@ -11,13 +11,15 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = ["CATEGORIES", "EXAMPLE_VALUES", "Hit", "entropy", "is_example", "is_public",
-           "mask_protected"]
+           "lower_same_length", "mask_protected", "words_re"]
 
 #: the categories a hit may have (a token's first word)
-CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip")
+CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
+              "address", "birth-date")
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +44,56 @@ _PROTECTED = re.compile(
     r"«[a-z][a-z0-9_-]{0,40}(?::[A-Za-z0-9_.-]{1,128}){0,3}»"
     r"|;base64,(?P<b64>[A-Za-z0-9+/=\s]{16,})"
     r"|sha(?<![A-Za-z0-9]sha)(?:1|256|384|512)-[A-Za-z0-9+/]{20,}={0,2}")
+
+
+_Node = dict[str, "_Node"]
+
+
+def _trie_re(node: _Node) -> str:
+    """The regex of a trie node: its words as nested alternatives, the end of a word
+    (``""``) last, so that the longest word wins."""
+    alts = []
+    for ch, sub in sorted(node.items()):
+        if ch:
+            alts.append(re.escape(ch) + _trie_re(sub))
+    if "" in node:
+        alts.append("(?![a-z0-9_])" if "\0end" in node[""] else "")
+    if len(alts) == 1:
+        return alts[0]
+    return "(?:" + "|".join(alts) + ")"
+
+
+def words_re(words: Iterable[str], *, bounded: bool = False) -> re.Pattern[str]:
+    """A regex of literal words as a trie, one flat branch per first character: the
+    regex engine skips the characters that start no word at C speed and compares one
+    character per step (a plain alternation of many words tries each of them at every
+    position). Search it in ``lower_same_length(text)`` for a case-insensitive search.
+    ``bounded``: a word that starts (ends) with an ASCII letter is not found after
+    (before) a letter, digit or ``_`` — the check comes after the first character, so
+    that the skipping still works."""
+    by_first: dict[str, _Node] = {}
+    for w in set(words):
+        node = by_first.setdefault(w[0], {})
+        for ch in w[1:]:
+            node = node.setdefault(ch, {})
+        end: _Node = {}
+        if bounded and w[-1].isascii() and w[-1].isalpha():
+            end["\0end"] = {"": {}}
+        node[""] = end
+    branches = []
+    for first, node in sorted(by_first.items()):
+        head = re.escape(first)
+        if bounded and first.isascii() and first.isalpha():
+            head += f"(?<![a-z0-9_]{re.escape(first)})"
+        branches.append(head + _trie_re(node))
+    return re.compile("|".join(branches))
+
+
+def lower_same_length(text: str) -> str:
+    """``text.lower()``, with offsets kept (a character whose lower case is longer,
+    such as ``İ``, keeps its first character)."""
+    low = text.lower()
+    return low if len(low) == len(text) else "".join(c.lower()[:1] for c in text)
 
 
 def mask_protected(text: str) -> str:

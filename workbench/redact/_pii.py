@@ -104,6 +104,8 @@ def find_phones(text: str) -> list[Hit]:
             if rx is _PHONE_NANP and text[start - 2:start - 1] == "1" and start >= 2:
                 start -= 2  # 1-800-555-0199: the leading 1 and its separator
             digits = sum(c.isdigit() for c in text[m.start():m.end()])
+            if rx is _PHONE_TRUNK and text.startswith("000", start):
+                continue  # no country or area code is 00: 000-12-3456 is no phone
             if lo <= digits <= hi and not _in_blob(text, start, m.end()):
                 hits.append(Hit(start, m.end(), "phone", "phone"))
     return hits

@@ -1,7 +1,8 @@
 """Keyed tokens: what a redacted value becomes.
 
 ``«secret:<detector>:<hex>»`` for secrets, ``«<category>:<hex>»`` for personal data
-(``email``, ``phone``, ``card``, ``iban``, ``ip``) and ``«id:<hex>»`` for the promotion
+(``email``, ``phone``, ``card``, ``iban``, ``ip``, ``person``, ``national-id``,
+``address``, ``birth-date``) and ``«id:<hex>»`` for the promotion
 policy's pseudonyms. ``hex`` is the first ``HEX_DIGITS`` hex digits of
 HMAC-SHA256(key, category + NUL + value): the same value gives the same token under one
 key (so equality, data-flow refs and diffs survive redaction), and nobody without the
@@ -22,11 +23,12 @@ __all__ = ["CATEGORIES", "HEX_DIGITS", "KEY_BYTES", "TOKEN_RE", "make_token", "t
 #: probability of about 0.2 %, among the values of one trace about 1e-7.
 HEX_DIGITS = 12
 KEY_BYTES = 32
-CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "id")
+CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
+              "address", "birth-date", "id")
 
 #: any token this package writes (a detector id is kebab-case)
 TOKEN_RE = re.compile(
-    r"«(?:secret:[a-z0-9]+(?:-[a-z0-9]+)*|email|phone|card|iban|ip|id):[0-9a-f]{"
+    r"«(?:secret:[a-z0-9]+(?:-[a-z0-9]+)*|email|phone|card|iban|ip|person|national-id|address|birth-date|id):[0-9a-f]{"
     + str(HEX_DIGITS) + "}»")
 
 

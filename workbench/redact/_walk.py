@@ -31,6 +31,7 @@ from ._encoded import disjoint, encoded_spans
 from ._encoded import gate as _gate
 from ._hits import EXAMPLE_VALUES, is_public
 from ._keys import is_placeholder, key_class, looks_secret
+from ._personal import field_hit, field_kind
 from ._tokens import CATEGORIES, KEY_BYTES, TOKEN_RE, token_hex
 
 __all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value", "spans_of"]
@@ -39,7 +40,9 @@ __all__ = ["COOKIE_DETECTOR", "FIELD_DETECTOR", "Redactor", "scan_value", "spans
 FIELD_DETECTOR = "secret-field"
 COOKIE_DETECTOR = "cookie"
 
-_NONE, _MAYBE, _SECRET = 0, 1, 2
+# _PERSONAL: a key that names personal data (customer_name, ssn, date_of_birth …): its
+# value is judged by ``_personal.field_hit``; below _MAYBE, so a secret class wins a max
+_NONE, _PERSONAL, _MAYBE, _SECRET = 0, 1, 2, 3
 _HIT_KEY = 4  # a flag beside the class: the key itself holds a secret or personal datum
 _MASK = 3
 _CLASSES = {None: _NONE, "maybe": _MAYBE, "secret": _SECRET}
@@ -52,7 +55,7 @@ _MAX_SEEN_STRING = 1 << 16  # longer strings are not remembered
 # the attribute's key, not to the wrapper's own key names.
 _WRAPPERS = frozenset({"stringValue", "string_value", "bytesValue", "bytes_value",
                        "arrayValue", "array_value", "values"})
-_PAIR_NAMES = ("name", "key", "Name", "Key")
+_PAIR_NAMES = ("name", "key", "Name", "Key", "field", "Field")
 _PAIR_VALUES = ("value", "Value")
 _COOKIE_ATTRS = frozenset({"expires", "max-age", "domain", "path", "samesite", "priority",
                            "partitioned", "secure", "httponly", "version", "comment"})
@@ -69,6 +72,8 @@ def _class(key: str) -> int:
         c = _CLASSES[key_class(key)]
         if c != _SECRET and _is_cookie_key(key):
             c = _SECRET  # har.request.cookies, cookies, Set-Cookie: every value is one
+        if c == _NONE and field_kind(key) is not None:
+            c = _PERSONAL
         if _key_spans(key):
             c |= _HIT_KEY
         if len(_KEY_CACHE) >= _MAX_CACHE:
@@ -134,11 +139,16 @@ def _json_doc(s: str) -> Any:
     return doc if type(doc) in (dict, list) else _NOT_JSON
 
 
+# the promotion policy's shapes: what a fixture holds where a value was
+_SHAPE = re.compile(r"«(?:str:\d+|int|float|bool)»")
+
+
 def _real_secret(s: str) -> bool:
     """Whether a value under a secret key is one: not empty, not a placeholder, not a
-    documented example key or a publishable key, not already (partly) redacted."""
+    documented example key or a publishable key, not already (partly) redacted or
+    reduced to its shape (``«str:12»``)."""
     return (not is_placeholder(s) and s not in EXAMPLE_VALUES and not is_public(s)
-            and TOKEN_RE.search(s) is None)
+            and TOKEN_RE.search(s) is None and _SHAPE.fullmatch(s) is None)
 
 
 def _cookie_spans(s: str) -> list[Span]:
@@ -162,6 +172,14 @@ def _plan(s: str, ctx: int, key: str | None, gate: bool) -> list[Span]:
     hits: list[Span] = spans_of(s) if gate else []
     if ctx == _NONE:
         return hits
+    if ctx == _PERSONAL:
+        kind = field_kind(key) if key is not None else None
+        got = field_hit(kind, s) if kind is not None and TOKEN_RE.search(s) is None else None
+        if got is None:
+            return hits
+        start = len(s) - len(s.lstrip())
+        whole: Span = (start, len(s.rstrip()), got[0], got[1])
+        return _merge([whole], [h for h in hits if h[2] == "secret"])
     if _is_cookie_key(key) and "=" in s:
         cookies = _cookie_spans(s)
         if cookies:

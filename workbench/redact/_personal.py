@@ -1,0 +1,205 @@
+"""Personal data that is not machine-shaped, in one place for ``find`` and the walk.
+
+``maybe_personal`` and ``find_personal`` run the free-text detectors of person names
+(``_names``), national ids (``_natid``), postal addresses and birth dates
+(``_postal``). ``field_kind`` and ``field_hit`` judge a whole value by the key it sits
+under (``customer_name``, ``ssn``, ``shipping_address``, ``date_of_birth`` …), as the
+Redactor and the scanner do for JSON, Parquet columns and ``{"field": K, "value":
+V}`` pairs. docs/redact-detectors.md lists every decision.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from . import _names, _natid, _postal
+from ._hits import Hit, lower_same_length, words_re
+from ._keys import key_parts
+
+__all__ = ["PERSONAL_DETECTORS", "field_hit", "field_kind", "find_personal",
+           "maybe_personal"]
+
+PERSONAL_DETECTORS: dict[str, tuple[str, str]] = {
+    "person-name": ("person", "a person's name: under a name-like key (full_name, "
+                              "contact, recipient …), after a cue (my name is, Dear, Mr.) "
+                              "or a given name and a surname of the gazetteer"),
+    "postal-address": ("address", "a postal address under an address key, after a "
+                                  "context word (address:, lives at, ship to) or a "
+                                  "street line (221B Baker Street)"),
+    "birth-date": ("birth-date", "a date under a birth-date key or after born, DOB, "
+                                 "date of birth"),
+    **{det: ("national-id", desc) for det, desc in _natid.ID_DETECTORS.items()},
+}
+
+_ID_KEYS: dict[tuple[str, ...], str | None] = {
+    ("ssn",): "us-ssn", ("social", "security", "number"): "us-ssn",
+    ("social", "security", "no"): "us-ssn", ("nino",): "uk-nino",
+    ("national", "insurance", "number"): "uk-nino", ("ni", "number"): "uk-nino",
+    ("dni",): None, ("nie",): None, ("nif",): None, ("codice", "fiscale"): "it-codice-fiscale",
+    ("codicefiscale",): "it-codice-fiscale", ("cpf",): "br-cpf", ("aadhaar",): "in-aadhaar",
+    ("aadhar",): "in-aadhaar", ("aadhaar", "number"): "in-aadhaar", ("uid", "number"): None,
+    ("national", "id"): None, ("national", "id", "number"): None, ("nationalid",): None,
+    ("national", "identifier"): None, ("tax", "id"): None, ("id", "card", "number"): None,
+    ("passport",): "passport", ("passport", "number"): "passport",
+    ("passport", "no"): "passport", ("passport", "id"): "passport",
+}
+
+
+@lru_cache(maxsize=8192)
+def field_kind(key: str) -> str | None:
+    """What a key says its value is: ``"person"``/``"person?"`` (a bare ``name``),
+    ``"address"``, ``"birth-date"``, ``"id:<detector>"`` or ``"id:"`` (any national
+    id), or None."""
+    if len(key) > 60:
+        return None
+    strength = _names.name_key(key)
+    if strength is not None:
+        return "person" if strength == "strong" else "person?"
+    if _postal.address_key(key):
+        return "address"
+    if _postal.birth_key(key):
+        return "birth-date"
+    parts = key_parts(key)
+    for i in range(len(parts)):
+        if parts[i:] in _ID_KEYS:
+            return "id:" + (_ID_KEYS[parts[i:]] or "")
+    return None
+
+
+def _id_hit(det: str, value: str) -> str | None:
+    dets = [det] if det else [d for d in _natid.ID_DETECTORS if d != "passport"]
+    for d in dets:
+        if _natid.id_value_ok(d, value.strip()):
+            return d
+    return None
+
+
+@lru_cache(maxsize=1 << 15)
+def field_hit(kind: str, value: str) -> tuple[str, str] | None:
+    """``(category, detector)`` when a whole value under a key of ``kind`` is personal
+    data, else None."""
+    if kind == "person" or kind == "person?":
+        if _names.is_name_value(value, "strong" if kind == "person" else "weak"):
+            return "person", "person-name"
+        return None
+    if kind == "address":
+        return ("address", "postal-address") if _postal.is_address_value(value) else None
+    if kind == "birth-date":
+        return ("birth-date", "birth-date") if _postal.is_date_value(value) else None
+    if kind.startswith("id:"):
+        det = _id_hit(kind[3:], value)
+        return ("national-id", det) if det else None
+    return None
+
+
+# the words a personal key holds (name, contact, ssn, address, birth …), searched in the
+# lower-cased text; where one stands, the rest of a key and an operator are looked for
+KEY_WORDS = (
+    "name", "contact", "recipient", "author", "customer", "patient", "passenger", "holder",
+    "assignee", "sender", "attendee", "guest", "employee", "addressee", "beneficiary",
+    "signatory", "requester", "applicant", "address", "addr", "street", "residence",
+    "domicile", "dob", "birth", "born", "ssn", "nino", "insurance", "dni", "nie", "nif",
+    "fiscale", "cpf", "aadhaar", "aadhar", "uid", "passport", "national", "tax")
+_KEY_WORDS = words_re(KEY_WORDS)
+_KEY_HEAD = re.compile(r"[A-Za-z][\w.-]{0,60}$")
+_KEY_TAIL = re.compile(r"[\w.-]{0,30}?[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
+
+
+def _pairs(text: str, low: str) -> list[tuple[str, re.Match[str]]]:
+    """``(key, the match of the operator and opening quote)`` of each ``key: value`` /
+    ``key=value`` whose key holds a personal key word."""
+    out = []
+    done = -1
+    for w in _KEY_WORDS.finditer(low):
+        if w.start() < done:
+            continue
+        tail = _KEY_TAIL.match(text, w.end())
+        if tail is None:
+            continue
+        head = _KEY_HEAD.search(text, max(0, w.start() - 60), w.start() + 1)
+        if head is None:
+            continue
+        start = head.start()
+        while start < w.start() and not text[start].isalpha():
+            start += 1
+        if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            continue
+        key = text[start:tail.start() + len(tail.group().split(":")[0].split("=")[0])]
+        done = tail.end()
+        key = key.rstrip(" \t\"'")
+        if field_kind(key) is not None:
+            out.append((key, tail))
+    return out
+
+
+def _kv_hits(text: str, low: str) -> list[Hit]:
+    """Values after a personal key in text: ``person_name=Omar Silva``, ``ssn: …``,
+    ``"contact": "…"``, ``X-Customer-Name: …``, ``billing_address: …`` (YAML)."""
+    hits: list[Hit] = []
+    for key, m in _pairs(text, low):
+        kind = field_kind(key)
+        if kind is None:
+            continue  # (never: _pairs keeps personal keys only)
+        start, end = _names.kv_value(text, m)
+        got = field_hit(kind, text[start:end]) if end > start else None
+        if got is not None:
+            hits.append(Hit(start, end, got[1], got[0]))
+    return hits
+
+
+# every word any personal-data gate looks for, in one trie: most strings hold none, and
+# for them one search replaces one per word list
+_ANY_WORD = words_re([*_names.CUE_WORDS, *KEY_WORDS, *_postal.ADDRESS_WORDS_LIST,
+                      *_postal.BIRTH_WORDS_LIST, *_postal.EURO_WORDS_LIST,
+                      *(w for ws in _natid.CONTEXT.values() for w in ws)])
+
+
+# the shape gates in one regex (one scan instead of four)
+_SHAPES = re.compile("|".join(f"(?:{rx.pattern})" for rx in (
+    _names.PAIR_START, _names.UNCASED, _natid.SHAPES, _postal.HOUSE)))
+
+
+def _quick(text: str, low: str) -> bool:
+    """False means no personal-data gate can fire: no word of any list, no pair of
+    capitalised words, no word of an uncased script, no id shape, no house number."""
+    return _SHAPES.search(text) is not None or _ANY_WORD.search(low) is not None
+
+
+def maybe_personal(text: str) -> bool:
+    """A cheap gate: False means ``find_personal(text) == []``. The shapes first (a
+    pair of capitalised words, a word of an uncased script, an id shape, a house
+    number), then, only when a word of some list stands in the text, the word gates."""
+    if _SHAPES.search(text) is not None:
+        return True
+    low = lower_same_length(text)
+    if _ANY_WORD.search(low) is None:
+        return False
+    return (_names.gate(text, low) or _natid.gate(text, low) or _postal.gate(text, low)
+            or bool(_kv_hits(text, low)))
+
+
+def find_personal(text: str) -> list[Hit]:
+    """Names, national ids, addresses and birth dates in free text (overlaps are
+    resolved by ``find``)."""
+    low = lower_same_length(text)
+    if not _quick(text, low):
+        return []
+    return _union(_kv_hits(text, low) + _names.find_names(text, low)
+                  + _natid.find_national_ids(text, low) + _postal.find_addresses(text, low)
+                  + _postal.find_birth_dates(text, low))
+
+
+def _union(hits: list[Hit]) -> list[Hit]:
+    """Overlapping hits of one category as one hit over their union (a street line
+    inside an address after ``address:``; a cue's name and the gazetteer's), so that
+    what one pass leaves, the next does not find."""
+    out: list[Hit] = []
+    for h in sorted(hits, key=lambda h: (h.category, h.start, -h.end)):
+        last = out[-1] if out else None
+        if last is not None and last.category == h.category and h.start < last.end:
+            if h.end > last.end:
+                out[-1] = Hit(last.start, h.end, last.detector, last.category)
+            continue
+        out.append(h)
+    return out

@@ -1,0 +1,210 @@
+"""Postal addresses and dates of birth: under their keys and after their context words.
+
+Neither has a shape of its own (an address is words and numbers, a birth date is a
+date like any other), so both need evidence from around them:
+
+- a value under ``address``, ``street``, ``home_address``, ``shipping_address``,
+  ``address_line1`` … is an address when it holds a letter and a digit and is not a
+  machine address (an IP, ``host:port``, a URL, an email, a hex wallet); keys such as
+  ``ip_address``, ``email_address``, ``server_address`` are not postal. ``city``,
+  ``country`` and ``zip`` alone are kept: a city is a tool argument far more often
+  than a part of someone's address;
+- in free text, an address after ``address:``, ``lives at``, ``ship to``, ``deliver
+  to``, ``адрес`` … up to the end of the line or sentence, or a street line (a house
+  number, capitalised words and a street type: ``221B Baker Street``, ``1600
+  Amphitheatre Parkway``) anywhere;
+- a date (ISO, ``12/04/1990``, ``12.04.1990``, ``April 12, 1990``, ``12 April
+  1990``) under ``dob``, ``date_of_birth``, ``birthday`` … or after ``born``,
+  ``DOB``, ``date of birth``, ``geboren``, ``née`` …; an ISO date anywhere else is
+  kept (most dates in a trace are timestamps).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from ._hits import Hit, lower_same_length, words_re
+from ._keys import key_parts
+
+__all__ = ["ADDRESS_WORDS_LIST", "BIRTH_WORDS_LIST", "EURO_WORDS_LIST", "HOUSE", "address_key",
+           "birth_key", "find_addresses", "find_birth_dates", "gate", "is_address_value",
+           "is_date_value"]
+
+_ADDRESS_LAST = frozenset({"address", "addresses", "addr", "street", "streetaddress",
+                           "residence", "domicile", "addressline"})
+_NOT_POSTAL = frozenset({
+    "ip", "ipv4", "ipv6", "email", "mail", "mac", "wallet", "server", "remote", "local",
+    "host", "listen", "bind", "contract", "bitcoin", "btc", "eth", "memory", "base",
+    "return", "web", "url", "socket", "peer", "node", "network", "net", "broadcast",
+    "gateway", "proxy", "source", "src", "destination", "dst", "target", "public",
+    "private", "physical", "virtual", "link", "multicast", "hardware", "to", "from",
+    "reply", "cc", "bcc", "sender", "recipient", "forwarded", "pod", "service", "endpoint",
+    "advertise", "external", "internal", "client", "x", "smtp", "dns", "vpc", "subnet",
+})
+_BIRTH_KEYS = frozenset({("dob",), ("birthday",), ("birthdate",), ("born",),
+                         ("date", "of", "birth"), ("birth", "date"), ("born", "on"),
+                         ("birth", "day"), ("d", "o", "b"), ("fecha", "nacimiento"),
+                         ("geburtsdatum",), ("data", "nascita"), ("date", "naissance")})
+
+
+@cache
+def address_key(key: str) -> bool:
+    """Whether a key names a postal address."""
+    parts = key_parts(key)
+    if not parts or len(key) > 60:
+        return False
+    last = parts[-1]
+    if len(parts) >= 2 and parts[-2] == "address" and re.fullmatch(r"line\d*", last):
+        return True
+    if last not in _ADDRESS_LAST and "".join(parts[-2:]) not in _ADDRESS_LAST:
+        return False
+    return not any(p in _NOT_POSTAL for p in parts[:-1])
+
+
+@cache
+def birth_key(key: str) -> bool:
+    """Whether a key names a date of birth."""
+    parts = key_parts(key)
+    return any(parts[i:] in _BIRTH_KEYS for i in range(len(parts)))
+
+
+_MACHINE = re.compile(r"^(?:[\d.:]+|[0-9a-fA-Fx]{20,}|\S+@\S+|[a-z][a-z0-9+.-]*://\S*"
+                      r"|[\w.-]+:\d+|[\w./-]+)$")
+
+
+def is_address_value(value: str) -> bool:
+    """Whether a value under an address key is a postal address."""
+    s = value.strip()
+    return (4 <= len(s) <= 300 and any(c.isdigit() for c in s)
+            and any(c.isalpha() for c in s) and (" " in s or "," in s)
+            and _MACHINE.match(s) is None and "«" not in s)
+
+
+_MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+           r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+_DATE = (r"(?:(?:19|20)\d\d-[01]\d-[0-3]\d|[0-3]?\d[./-][01]?\d[./-](?:19|20)\d\d"
+         rf"|[01]?\d/[0-3]?\d/(?:19|20)\d\d|{_MONTHS} [0-3]?\d(?:st|nd|rd|th)?,? (?:19|20)\d\d"
+         rf"|[0-3]?\d(?:st|nd|rd|th)?\.? (?:of )?{_MONTHS},? (?:19|20)\d\d"
+         r"|(?:19|20)\d\d年[01]?\d月[0-3]?\d日)")
+_DATE_RE = re.compile(rf"(?i){_DATE}")
+_BIRTH_CONTEXT = re.compile(
+    r"(?i)(?<![A-Za-z0-9\x00])(?:born(?: on| in)?|dob|d\.o\.b\.?|date[ _]of[ _]birth"
+    r"|birth[ _]?date|birthday|geboren(?: am)?|geburtsdatum|née?(?: le)?"
+    r"|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nato il|nata il"
+    r"|data de nascimento|дата рождения|родил(?:ся|ась)|出生日期|生年月日|تاريخ الميلاد)"
+    r"(?: is| was| on)?[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
+
+
+def is_date_value(value: str) -> bool:
+    """Whether a value under a birth-date key is a date (time of day allowed)."""
+    m = _DATE_RE.match(value.strip())
+    return m is not None and "«" not in value
+
+
+BIRTH_WORDS_LIST = (
+    "born", "dob", "d.o.b", "date of birth", "date_of_birth", "birth date", "birth_date",
+    "birthdate", "birthday", "geboren", "geburtsdatum", "née", "nee", "fecha de nacimiento",
+    "nacido", "nacida", "data di nascita", "nato il", "nata il", "data de nascimento",
+    "дата рождения", "родился", "родилась", "出生日期", "生年月日", "تاريخ الميلاد")
+_BIRTH_WORDS = words_re(BIRTH_WORDS_LIST)
+ADDRESS_WORDS_LIST = (
+    "address", "addr", "lives at", "live at", "living at", "reside at", "resides at",
+    "ship to", "shipping to", "deliver to", "delivery to", "send it to", "located at",
+    "moved to", "dirección", "direccion", "endereço", "adresse", "indirizzo", "адрес",
+    "住所", "地址", "العنوان")
+_ADDRESS_WORDS = words_re(ADDRESS_WORDS_LIST)
+EURO_WORDS_LIST = (
+    "straße", "strasse", "str.", "gasse", "weg", "platz", "allee", "rue ", "avenue ",
+    "boulevard ", "calle ", "avenida ", "via ", "viale ", "piazza ", "rua ", "praça ",
+    "carrer ", "plaza ", "paseo ", "ulica ", "улица", "ул.", "проспект", "пр.")
+_EURO_WORDS = words_re(EURO_WORDS_LIST)
+
+
+def _contexts(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str
+              ) -> list[re.Match[str]]:
+    """The matches of a context regex at the places its words stand."""
+    out = []
+    for w in words.finditer(low):
+        m = rx.match(text, w.start())
+        if m is not None:
+            out.append(m)
+    return out
+
+
+def find_birth_dates(text: str, low: str | None = None) -> list[Hit]:
+    """Dates right after a birth context word."""
+    low = lower_same_length(text) if low is None else low
+    hits: list[Hit] = []
+    for m in _contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low):
+        d = _DATE_RE.match(text, m.end())
+        if d is not None and not (d.end() < len(text) and text[d.end()].isdigit()):
+            hits.append(Hit(d.start(), d.end(), "birth-date", "birth-date"))
+    return hits
+
+
+_STREET_TYPES = (r"street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|"
+                 r"court|ct|place|pl|parkway|pkwy|square|sq|terrace|close|crescent|"
+                 r"highway|hwy|strasse|straße|str|gasse|weg|platz|allee")
+_STREET = re.compile(
+    r"(?<![\w\x00.,/-])\d{1,5}[A-Za-z]?,? [A-Z][a-z][\w'’-]*\.? "
+    r"(?:[A-Z][\w'’-]*\.? ){0,3}"
+    rf"(?i:{_STREET_TYPES})\b\.?"
+    r"(?:,? (?:(?:Apt|Suite|Unit|Flat)\.? ?\w+,? )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}"
+    r"(?:,? [A-Z]{2})?(?:,? \d{5}(?:-\d{4})?| [A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2})?)?"
+    r"(?![\w\x00])")
+_EURO_STREET = re.compile(
+    r"(?<![\w\x00])(?:[A-ZÀ-Þ][\w'’-]*(?:straße|strasse|str\.|gasse|weg|platz|allee)"
+    r"|(?:Rue|Avenue|Boulevard|Calle|Avenida|Via|Viale|Piazza|Rua|Praça|Carrer|Plaza"
+    r"|Paseo|Ulica|улица|ул\.|проспект|пр\.)(?: [\w'’.-]+){1,4}),? \d{1,4}[a-zA-Z]?"
+    r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?(?![\w\x00])")
+_ADDRESS_CONTEXT = re.compile(
+    r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
+    r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at"
+    r"|ship(?:ping)? to|deliver(?:y)? to|send it to|located at|moved to|dirección"
+    r"|direccion|endereço|adresse|indirizzo|адрес|住所|地址|العنوان)"
+    r"[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
+_HOUSE = HOUSE = re.compile(r"\d[A-Za-z]?,? [A-Z][a-z]")
+
+
+def _to_end(text: str, start: int) -> int:
+    """The end of an address after a context word: the end of the line, a quote, a
+    ``;``, or a full stop before a capitalised word."""
+    end = start
+    n = min(len(text), start + 160)
+    while end < n:
+        c = text[end]
+        if c in "\n\"';|<>{}[]":
+            break
+        if c == "." and (end + 1 >= len(text) or text[end + 1] in " \n") and not (
+                end > 0 and text[end - 2:end - 1] in (" ", "") and text[end - 1].isalpha()):
+            break
+        end += 1
+    while end > start and text[end - 1] in " ,\t\r":
+        end -= 1
+    return end
+
+
+def find_addresses(text: str, low: str | None = None) -> list[Hit]:
+    """Postal addresses after a context word, and street lines anywhere."""
+    low = lower_same_length(text) if low is None else low
+    hits: list[Hit] = []
+    for m in _contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low):
+        end = _to_end(text, m.end())
+        if end > m.end() and is_address_value(text[m.end():end]):
+            hits.append(Hit(m.end(), end, "postal-address", "address"))
+    streets = [_STREET] if _HOUSE.search(text) else []
+    if _EURO_WORDS.search(low):
+        streets.append(_EURO_STREET)
+    for rx in streets:
+        for m in rx.finditer(text):
+            hits.append(Hit(m.start(), m.end(), "postal-address", "address"))
+    return hits
+
+
+def gate(text: str, low: str) -> bool:
+    """False means neither ``find_addresses`` nor ``find_birth_dates`` finds anything
+    (``low``: the text lower-cased)."""
+    return (_HOUSE.search(text) is not None or _EURO_WORDS.search(low) is not None
+            or any(_contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low))
+            or any(_contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low)))
