@@ -12,7 +12,15 @@ from ._files import ApplyResult, FileReport, ScanHit, ScanResult, redact_files, 
 from ._hits import Hit
 from ._keyfile import RedactionKey, redaction_key
 from ._keys import key_class, looks_secret
-from ._policy import Policy, PolicyError, apply_policy, load_policy, parse_policy, shape_of
+from ._policy import (
+    FirstSeen,
+    Policy,
+    PolicyError,
+    apply_policy,
+    load_policy,
+    parse_policy,
+    shape_of,
+)
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
 
@@ -21,6 +29,7 @@ __all__ = [
     "TOKEN_RE",
     "ApplyResult",
     "FileReport",
+    "FirstSeen",
     "Hit",
     "Policy",
     "PolicyError",
