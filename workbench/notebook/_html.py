@@ -34,6 +34,7 @@ STYLE = """<style>
 .wb-view .wb-token{background:#ddf4ff;border-radius:3px}
 .wb-view del{background:#ffcecb;text-decoration:none}
 .wb-view ins{background:#aceebb;text-decoration:none}
+.wb-attention input{outline:2px solid #cf222e;outline-offset:-1px}
 .wb-mono select,.wb-mono textarea{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
   font-size:12px}
 </style>"""

@@ -130,8 +130,14 @@ class PromoteView(View):
             result = write_version(Path(self.fixtures.value), cand,
                                    note=self.note.value or None)
         except WorkbenchError as exc:
-            self._fail(exc)
+            if exc.code == "NOTE_REQUIRED":  # the view's words: the field, not --note
+                exc.hint = ("write in the note field above why this version exists, naming "
+                            "each changed field (or a prefix of it, e.g. `result`; `events` "
+                            "or `rules` for all of them), then press Promote again")
+                self.note.add_class("wb-attention")
+            self._fail(exc, keep_preview=True)  # the preview is still what would be written
             return None
+        self.note.remove_class("wb-attention")
         self.result = result
         verb = "wrote" if result.written else "unchanged: already holds this content:"
         self.status.value = (f"<div class=wb-view><b class=wb-ok>{esc(verb)} "
@@ -153,11 +159,12 @@ class PromoteView(View):
         value = self.minimize.value
         return None if value == _NO_MINIMIZE else str(value)
 
-    def _fail(self, exc: WorkbenchError) -> None:
+    def _fail(self, exc: WorkbenchError, *, keep_preview: bool = False) -> None:
         self.error = f"error[{exc.code}]: {exc.message}"
         hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
         self.status.value = f"<div class='wb-view wb-err'>{esc(self.error)}</div>{hint}"
-        self.manifest.value = self.events.value = ""
+        if not keep_preview:
+            self.manifest.value = self.events.value = ""
 
     def _on_input(self, change: Any) -> None:
         self.stale = True
