@@ -29,7 +29,8 @@ from ._view import View
 
 __all__ = ["TraceView", "plain_text"]
 
-PAGE = 200  # rows of the table at once: the window's first PAGE events
+PAGE = 200  # rows of the table at once: one page of the window's events
+CHART_HEIGHT = 480  # px: a taller chart (many events) scrolls inside its box
 
 
 _BLOCK = re.compile(r"</?(?:div|p|pre|tr|td|th|table|br|li|ul)\b[^>]*>", re.I)
@@ -57,6 +58,7 @@ class TraceView(View):
     highlighted = t.List(t.Unicode())
     note = t.Unicode("")
     window = t.Tuple(t.Int(), t.Int())
+    page = t.Int(0)
     axis = t.Unicode("time")
     color = t.Unicode("kind")
 
@@ -75,11 +77,19 @@ class TraceView(View):
         self.frame: Frame = self._frame((first, last), "time", "kind")
         self.chart = offline_chart(timeline_chart(self.frame, "kind", width))
         self.chart.observe(self._on_chart_selection, names=["_vl_selections"])
-        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status, self.chart,
-                              w.HBox([w.VBox([self.table_head, self.table]), self.detail])])
+        # a window of many events is drawn a row each; its box caps the height and scrolls
+        self.chart_box = w.Box([self.chart], layout=w.Layout(
+            max_height=f"{CHART_HEIGHT}px", overflow="auto", width="100%"))
+        self.chart_box.add_class("wb-chart")
+        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status,
+                              self.chart_box,
+                              w.Box([w.VBox([self.table_head, self.table, self.pager]),
+                                     self.detail],
+                                    layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-trace")
         self.observe(self._redraw, names=["window", "axis", "color", "highlighted"])
+        self.observe(lambda _: self._fill_table(), names=["page"])
         self.observe(self._on_selected, names=["selected"])
         self.observe(self._on_note, names=["note"])
         with self.hold_trait_notifications():
@@ -111,6 +121,16 @@ class TraceView(View):
         self.table = w.Select(options=[], rows=14, layout=w.Layout(width="560px"))
         self.table.add_class("wb-mono")
         self.table.observe(self._on_table, names=["value"])
+        # the table holds one page of the window; the pager walks the rest, so a 100k
+        # window costs the browser PAGE rows
+        self.prev_page = w.Button(description="◀", layout=w.Layout(width="40px"),
+                                  tooltip="previous page")
+        self.next_page = w.Button(description="▶", layout=w.Layout(width="40px"),
+                                  tooltip="next page")
+        self.page_label = w.Label("")
+        self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
+        self.next_page.on_click(lambda _: self.set_page(self.page + 1))
+        self.pager = w.HBox([self.prev_page, self.page_label, self.next_page])
         self.detail = w.HTML("<div class=wb-muted>select an event: a bar of the timeline "
                              "or a row of the table</div>",
                              layout=w.Layout(width="520px", margin="0 0 0 12px"))
@@ -149,6 +169,12 @@ class TraceView(View):
         first, last = max(lo, min(first, last)), min(hi, max(first, last))
         self.window = (first, last)
 
+    def set_page(self, page: int) -> None:
+        """Show page ``page`` (0-based, clamped) of the window's events in the table."""
+        i, j = self.timeline.indices(self.window)
+        last = max(0, (j - i - 1) // PAGE)
+        self.page = max(0, min(page, last))
+
     def chart_spec(self) -> dict[str, Any]:
         """The Vega-Lite spec handed to the browser (what the tests count marks in)."""
         spec: dict[str, Any] = self.chart.spec or {}
@@ -168,7 +194,9 @@ class TraceView(View):
         self.frame = self._frame(self.window, self.axis, self.color)
         self.chart.chart = timeline_chart(self.frame, self.color, self.width)
         self.status.value = self._status_html()
-        if change is None or change["name"] in ("window", "highlighted"):
+        if change is not None and change["name"] == "window" and self.page:
+            self.page = 0          # refills the table
+        elif change is None or change["name"] in ("window", "highlighted"):
             self._fill_table()
         if tuple(self.slider.value) != tuple(self.window):
             self._syncing = True
@@ -179,7 +207,9 @@ class TraceView(View):
 
     def _status_html(self) -> str:
         f = self.frame
-        drawn = (f"drawing {f.events - f.untimed:,} events" if f.mode == "events" else
+        drawn = (f"drawing {f.events - f.untimed:,} events"
+                 + (" (scroll the chart for the rest)" if f.events * 14 > CHART_HEIGHT else "")
+                 if f.mode == "events" else
                  f"{f.events:,} events in {len(f.bins) if f.bins is not None else 0} bins "
                  f"(more than {self.max_events} to draw one by one): click a bin or narrow "
                  "the steps to see events")
@@ -192,15 +222,18 @@ class TraceView(View):
         tl = self.timeline
         i, j = tl.indices(self.window)
         hl = set(self.highlighted)
+        first = i + self.page * PAGE
         options = [(self._row(k, tl.event_ids[k] in hl), tl.event_ids[k])
-                   for k in range(i, min(j, i + PAGE))]
-        more = j - i - len(options)
+                   for k in range(first, min(j, first + PAGE))]
         self.table_head.value = (
             "<div class=wb-view><pre style='margin:0;padding:2px 6px'>"
             + esc(f"   {'step':>5} {'start':>9} {'took':>7} {'status':<6} event")
-            + "</pre>" + (f"<div class=wb-muted>first {PAGE} of {j - i:,} events in the "
-                          "window; narrow the steps to see the rest</div>" if more else "")
-            + "</div>")
+            + "</pre></div>")
+        shown = (first - i + 1, first - i + len(options))
+        self.page_label.value = (f"rows {shown[0]:,}–{shown[1]:,} of {j - i:,}"
+                                 if options else "no events")
+        self.prev_page.disabled = self.page == 0
+        self.next_page.disabled = first + PAGE >= j
         self._syncing = True
         try:
             self.table.options = options
@@ -225,12 +258,14 @@ class TraceView(View):
         seq = int(tl.seq[tl.position[event_id]])
         lo, hi = self.window
         i, j = tl.indices(self.window)
-        if lo <= seq <= hi and j - i <= min(self.max_events, PAGE):
-            return
         k = tl.position[event_id]
-        half = min(self.max_events, PAGE) // 2
-        start = max(0, min(k - half, len(tl) - 2 * half))
-        self.set_window(int(tl.seq[start]), int(tl.seq[min(len(tl), start + 2 * half) - 1]))
+        if not (lo <= seq <= hi and j - i <= self.max_events):
+            half = min(self.max_events, PAGE) // 2
+            start = max(0, min(k - half, len(tl) - 2 * half))
+            self.set_window(int(tl.seq[start]),
+                            int(tl.seq[min(len(tl), start + 2 * half) - 1]))
+            i, _ = tl.indices(self.window)
+        self.set_page((k - i) // PAGE)   # the table's page that lists it
 
     def _on_selected(self, change: Any) -> None:
         event_id = change["new"]
