@@ -17,7 +17,13 @@ SIGS = {"approval-before-archive": "3a099b3e98e81f00", "archive-owned-only": "e3
 
 def test_findings_are_grouped_by_signature(store):
     view = RuleView(store, TRACE, rules=RULES)
+    seen = []     # what the browser is sent while the run goes: at once, before the work
+    view.run_button.observe(lambda c: seen.append((c["name"], c["new"], view.status_text)),
+                            names=["disabled", "description"])
     found = view.run()
+    assert seen[0] == ("disabled", True, "running 3 rule(s) over trace 4bf92f3577b3…")
+    assert ("description", "running…", "running 3 rule(s) over trace 4bf92f3577b3…") in seen
+    assert not view.run_button.disabled and view.run_button.description == "Run rules"
     assert len(found) == 5 and view.runs == 1 and view.error == ""
     assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
         ("approval-before-archive", SIGS["approval-before-archive"], 2),

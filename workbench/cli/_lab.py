@@ -25,12 +25,15 @@ from ..model import NotFoundError, UsageError
 from ..store import resolve_store_path
 from ._main import common, emit, summary
 
-__all__ = ["DEFAULT_NOTEBOOK", "PRE_SAVE_HOOK", "lab_command", "register", "strip_notebook",
-           "strip_outputs"]
+__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "PRE_SAVE_HOOK", "lab_command", "register",
+           "strip_notebook", "strip_outputs"]
 
 DEFAULT_NOTEBOOK = "01_triage.ipynb"
 #: the import string JupyterLab's contents manager resolves
 PRE_SAVE_HOOK = "workbench.cli._lab.strip_outputs"
+#: a Jupyter config folder added to the path: its labconfig/page_config.json turns off
+#: the news announcements plugin (no "get notified about Jupyter news?" toast offline)
+LAB_CONFIG = Path(__file__).resolve().parent / "lab_config"
 
 EPILOG = """examples:
   workbench lab                                  # notebooks/ with ./traces/store
@@ -141,11 +144,14 @@ def run(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else secrets.token_hex(24)
     cmd = lab_command(folder, notebook, args.port, token, not args.no_browser,
                       keep_outputs=args.keep_outputs)
-    env = dict(os.environ, WORKBENCH_STORE=str(store))
+    env = dict(os.environ, WORKBENCH_STORE=str(store),
+               JUPYTER_CONFIG_PATH=os.pathsep.join(
+                   p for p in (str(LAB_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH")) if p))
     url = (f"http://127.0.0.1:{args.port}/lab" + (f"/tree/{notebook}" if notebook else "")
            + (f"?token={token}" if token else ""))
     doc = {"command": cmd, "store": str(store), "dir": str(folder), "notebook": notebook,
-           "url": url, "strip_outputs": not args.keep_outputs}
+           "url": url, "strip_outputs": not args.keep_outputs,
+           "config_path": env["JUPYTER_CONFIG_PATH"]}
     emit(args, doc, lambda: (f"JupyterLab on {folder} with the store {store}\n"
                              f"  {doc['url']}" + ("" if args.dry_run else
                                                   "  (Ctrl-C stops it)")))

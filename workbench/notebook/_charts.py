@@ -38,7 +38,8 @@ def enable_offline() -> None:
 def offline_chart(chart: alt.TopLevelSpec) -> alt.JupyterChart:
     """A JupyterChart widget for ``chart``, with no code loaded from the network."""
     enable_offline()
-    return alt.JupyterChart(chart, embed_options={"actions": False})
+    # SVG: crisp at any zoom, and each mark is an element (the browser test measures them)
+    return alt.JupyterChart(chart, embed_options={"actions": False, "renderer": "svg"})
 
 
 def _scale(field: str) -> alt.Scale:

@@ -34,7 +34,7 @@ from ._html import STYLE, esc, json_block, table
 from ._redact_view import redaction_key_for
 from ._source import TraceSource
 from ._trace_view import plain_text
-from ._view import View
+from ._view import View, busy
 
 __all__ = ["PromoteView"]
 
@@ -107,17 +107,22 @@ class PromoteView(View):
     def preview(self) -> Candidate | None:
         """What would be written, checked; None when promotion would be refused."""
         self.error, self.candidate = "", None
+        self.status.value = "<div class=wb-muted>previewing: minimize, policy, checks…</div>"
         try:
-            check_name(self.name.value)
-            cand = prepare(self.source.trace(), self.rules, self.name.value, key=self.key,
-                           policy=self._policy(), minimize_rule=self._minimize_rule(),
-                           allow_clean=self.allow_clean.value)
+            with busy([self.preview_button, self.promote_button], "previewing…"):
+                check_name(self.name.value)
+                cand = self._prepare()
         except WorkbenchError as exc:
             self._fail(exc)
             return None
         self.candidate, self.stale = cand, False
         self._show_candidate(cand)
         return cand
+
+    def _prepare(self) -> Candidate:
+        return prepare(self.source.trace(), self.rules, self.name.value, key=self.key,
+                       policy=self._policy(), minimize_rule=self._minimize_rule(),
+                       allow_clean=self.allow_clean.value)
 
     def promote(self) -> PromoteResult | None:
         """Write the previewed fixture as its next version (previewing first if an input
@@ -127,8 +132,9 @@ class PromoteView(View):
         if cand is None:
             return None
         try:
-            result = write_version(Path(self.fixtures.value), cand,
-                                   note=self.note.value or None)
+            with busy([self.promote_button, self.preview_button], "writing…"):
+                result = write_version(Path(self.fixtures.value), cand,
+                                       note=self.note.value or None)
         except WorkbenchError as exc:
             if exc.code == "NOTE_REQUIRED":  # the view's words: the field, not --note
                 exc.hint = ("write in the note field above why this version exists, naming "

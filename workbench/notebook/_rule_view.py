@@ -24,7 +24,7 @@ from ..store import Store
 from ._html import STYLE, esc, json_block, table
 from ._source import TraceSource
 from ._trace_view import TraceView, plain_text
-from ._view import View
+from ._view import View, busy
 
 __all__ = ["FindingGroup", "RuleView"]
 
@@ -141,8 +141,13 @@ class RuleView(View):
             return []
         if self.picker.value:
             ruleset = ruleset.only(list(self.picker.value))
+        where = (f"trace {self.trace_source.trace_id[:12]}" if self.trace_source is not None
+                 else "every trace of the store")
+        self.status.value = (f"<div class=wb-muted>running {len(ruleset)} rule(s) over "
+                             f"{esc(where)}…</div>")
         try:
-            self.findings = self._check(ruleset)
+            with busy([self.run_button]):
+                self.findings = self._check(ruleset)
         except WorkbenchError as exc:
             self._fail(exc)
             return []
