@@ -20,10 +20,15 @@ _MAX_JSON = 20_000  # characters of one JSON block shown; the library has the re
 STYLE = """<style>
 .wb-view{font-size:13px}
 .wb-view pre{margin:2px 0 6px;padding:6px;background:#f6f8fa;border-radius:4px;
-  white-space:pre-wrap;overflow-wrap:anywhere;max-height:260px;overflow:auto;font-size:12px}
-.wb-view table.wb{border-collapse:collapse;margin:4px 0}
+  white-space:pre-wrap;overflow-wrap:break-word;max-height:260px;overflow:auto;font-size:12px}
+.wb-view table.wb{border-collapse:collapse;margin:4px 0;max-width:100%}
 .wb-view table.wb td,.wb-view table.wb th{border:1px solid #d0d7de;padding:2px 6px;
-  text-align:left;vertical-align:top;font-size:12px;overflow-wrap:anywhere}
+  text-align:left;vertical-align:top;font-size:12px;line-height:1.35;word-break:normal;
+  overflow-wrap:break-word}
+.wb-view table.wb th{white-space:nowrap}
+.wb-view tr.wb-offending td{background:#fff8c5;font-weight:600}
+.wb-view .wb-cols{display:flex;flex-wrap:wrap;gap:12px}
+.wb-view .wb-cols>div{flex:1 1 320px;min-width:0}
 .wb-view table.wb-full{width:100%;table-layout:fixed}
 .wb-view table.wb th{background:#f6f8fa}
 .wb-view .wb-muted{color:#57606a}

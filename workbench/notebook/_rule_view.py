@@ -10,6 +10,7 @@ instead of raising, so the user can fix the text and run again.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,15 +19,18 @@ import ipywidgets as w
 import traitlets as t
 
 from ..contracts import ToolSet, calls_of, check_calls, check_contracts, read_tools
-from ..model import Trace, WorkbenchError
+from ..model import Event, NotFoundError, Trace, WorkbenchError
 from ..rules import Finding, RuleSet, check, check_trace, parse_rules
 from ..store import Store
-from ._html import STYLE, esc, json_block, table
+from ._finding import FindingFacts, finding_facts
+from ._html import STYLE, esc, table
 from ._source import TraceSource
 from ._trace_view import TraceView, plain_text
 from ._view import View, busy
 
 __all__ = ["FindingGroup", "RuleView"]
+
+PAGE = 100  # findings listed at once; the pager walks the rest
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,8 @@ class RuleView(View):
     selected = t.Int(None, allow_none=True)
     error = t.Unicode("")
     runs = t.Int(0)
+    query = t.Unicode("")     # the list's filter: words every listed finding contains
+    page = t.Int(0)
 
     def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
                  rules: str | os.PathLike[str] | RuleSet,
@@ -108,17 +114,36 @@ class RuleView(View):
         self.run_button.on_click(lambda _: self.run())
         self.status = w.HTML()
         self.groups_html = w.HTML()
-        self.finding_list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
+        self.finding_list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
         self.finding_list.add_class("wb-mono")
         self.finding_list.add_class("wb-findings")
         self.finding_list.observe(self._on_pick, names=["value"])
+        # long lists: a filter (rule, step, text, signature) and pages of PAGE findings
+        self.filter_box = w.Text(placeholder="filter: rule, step 8, text, signature…",
+                                 continuous_update=False, layout=w.Layout(width="320px"))
+        w.link((self.filter_box, "value"), (self, "query"))
+        self.prev_page = w.Button(description="◀", layout=w.Layout(width="40px"))
+        self.next_page = w.Button(description="▶", layout=w.Layout(width="40px"))
+        self.page_label = w.Label("")
+        self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
+        self.next_page.on_click(lambda _: self.set_page(self.page + 1))
+        self.list_bar = w.HBox([self.filter_box, self.prev_page, self.page_label,
+                                self.next_page], layout=w.Layout(flex_flow="row wrap"))
+        self.observe(lambda _: self._list(reset=True), names=["query"])
+        self.observe(lambda _: self._list(), names=["page"])
+        self._labels: list[str] = []
+        self._order: list[int] = []     # findings in list order (by signature group)
+        self._shown: list[int] = []
+        self.facts: FindingFacts | None = None   # the selected finding's, for code
         self.detail = w.HTML()
+        self.witness_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
         self.editor.observe(lambda _: self._load(), names=["value"])
         self.observe(self._on_selected, names=["selected"])
         self.widget = w.VBox([w.HTML(STYLE),
                               w.Accordion([self.editor], titles=("rules (YAML)",)),
                               w.HBox([self.picker, self.run_button]), self.status,
-                              self.groups_html, self.finding_list, self.detail])
+                              self.groups_html, self.list_bar, self.finding_list,
+                              self.witness_bar, self.detail])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-rules")
         self._load()
@@ -155,6 +180,16 @@ class RuleView(View):
         self.runs += 1
         self._show(ruleset)
         return self.findings
+
+    def set_page(self, page: int) -> None:
+        """Show page ``page`` (0-based, clamped) of the listed findings."""
+        last = max(0, (len(self._shown) - 1) // PAGE)
+        self.page = max(0, min(page, last))
+
+    @property
+    def listed(self) -> list[int]:
+        """Indices into ``findings`` that pass the filter (every page)."""
+        return list(self._shown)
 
     def select_finding(self, index: int | None) -> None:
         """Show finding ``index`` of the last run and highlight its witnesses."""
@@ -217,17 +252,45 @@ class RuleView(View):
             ["signature", "rule", "severity", "count", "example"],
             [[g.signature[:8], g.rule, g.severity, len(g.findings), g.example]
              for g in self.groups]) if self.groups else ""
-        options = []
         index = {id(f): n for n, f in enumerate(self.findings)}
+        self._order = []
+        self._labels = [""] * len(self.findings)
         for g in self.groups:
             for f in g.findings:
                 step = "-" if f.seq is None else f.seq
-                label = f"{g.signature[:8]}  {f.severity:<5}  step {step:>4}  {f.message}"
-                options.append((label.replace(" ", "\u00a0"), index[id(f)]))
-        self.finding_list.options = options
-        self.finding_list.value = None
+                n = index[id(f)]
+                self._labels[n] = (f"{g.signature[:8]}  {f.severity:<5}  step {step:>5}  "
+                                   f"{f.message}")
+                self._order.append(n)
+        self.witness_bar.children = ()
         self.detail.value = ("<div class=wb-muted>select a finding to see it and highlight its "
-                             "witness events</div>" if options else "")
+                             "witness events</div>" if self.findings else "")
+        self._list(reset=True)
+
+    def _list(self, reset: bool = False) -> None:
+        """The list: findings passing the filter, one page of them."""
+        words = " ".join(self.query.lower().split())   # case and spacing ignored
+        order = self._order
+        # a number is a whole number: "step 29" is not step 291
+        pattern = re.compile(("(?<![0-9])" if words[:1].isdigit() else "") + re.escape(words)
+                             + ("(?![0-9])" if words[-1:].isdigit() else ""))
+        self._shown = [n for n in order if pattern.search(" ".join(
+            f"{self._labels[n]} {self.findings[n].rule} {self.findings[n].signature}"
+            .lower().split()))] if words else list(order)
+        if reset and self.page:
+            self.page = 0     # comes back here through the observer
+            return
+        first = self.page * PAGE
+        page = self._shown[first:first + PAGE]
+        self.finding_list.options = [(self._labels[n].replace(" ", "\u00a0"), n)
+                                     for n in page]
+        self.finding_list.value = self.selected if self.selected in page else None
+        total = len(self._shown)
+        self.page_label.value = (f"{first + 1:,}–{first + len(page):,} of {total:,}"
+                                 + (f" (filtered from {len(order):,})" if words else "")
+                                 if page else ("no finding matches" if words else ""))
+        self.prev_page.disabled = self.page == 0
+        self.next_page.disabled = first + PAGE >= total
 
     def _on_pick(self, change: Any) -> None:
         if change["new"] is not None and change["new"] != self.selected:
@@ -240,14 +303,37 @@ class RuleView(View):
         if n is None:
             return
         f = self.findings[n]
-        self.detail.value = (
-            f"<div class=wb-view><b>{esc(f.rule)}</b> ({esc(f.severity)}) · trace "
-            f"{esc(f.trace_id[:12])} · step {esc(f.seq)} · {esc(f.operation)}"
-            f"<div>{esc(f.message)}</div>"
-            f"<div class=wb-muted>witnesses: {esc(', '.join(f.event_ids))} · signature "
-            f"{esc(f.signature)}</div>"
-            f"<div><b>expected</b>{json_block(f.expected)}<b>actual</b>"
-            f"{json_block(f.actual)}</div></div>")
+        assert self.ruleset is not None
+        facts = finding_facts(f, self.ruleset, self.editor.value,
+                              lambda eid: self._event(f.trace_id, eid))
+        self.facts = facts
+        self.detail.value = facts.html(f)
         tv = self.trace_view
-        if tv is not None and f.trace_id == tv.source.trace_id:
+        linked = tv is not None and f.trace_id == tv.source.trace_id
+        buttons = []
+        for wit in facts.witnesses:   # a witness is a step and a name; a click shows it
+            b = w.Button(description=wit.label, icon="crosshairs",
+                         tooltip=(f"show event {wit.event_id} in the timeline" if linked
+                                  else "no linked timeline of this trace"),
+                         disabled=not linked, layout=w.Layout(width="auto"))
+            b.on_click(lambda _, eid=wit.event_id: self._show_event(eid))
+            buttons.append(b)
+        self.witness_bar.children = (w.Label("witnesses:"), *buttons)
+        if linked:
+            assert tv is not None
             tv.highlight(f.event_ids, note=f"{f.rule}: {f.message}")
+
+    def _event(self, trace_id: str, event_id: str) -> Event | None:
+        try:
+            if self.trace_source is not None and self.trace_source.trace_id == trace_id:
+                return self.trace_source.event(event_id)
+            assert self.store is not None
+            rows = self.store.sql("SELECT * FROM events WHERE trace_id = ? AND event_id = ?",
+                                  [trace_id, event_id]).to_pylist()
+            return Event.from_row(rows[0]) if rows else None
+        except NotFoundError:
+            return None
+
+    def _show_event(self, event_id: str) -> None:
+        if self.trace_view is not None:
+            self.trace_view.select(event_id)
