@@ -48,6 +48,16 @@ def test_selecting_an_event_shows_its_data_flow_in_words(store):
     assert view.table.value == ARCHIVE_P18
     sel = _data(view.chart_spec())
     assert [r["event_id"] for r in sel if r["sel"]] == [ARCHIVE_P18]
+    # the source and the parent are links: buttons that select them
+    links = [b.description for b in view.flow_bar.children]
+    assert links == ["args.project_id ← list_projects · step 2 (result.items[1].id)",
+                     "inside ops-agent · step 0"]
+    view.flow_bar.children[0].click()
+    assert view.selected == LIST_PROJECTS and "step 2 · tool_call list_projects" in \
+        view.detail_text
+    assert [b.description for b in view.flow_bar.children] == ["inside ops-agent · step 0"]
+    view.flow_bar.children[0].click()
+    assert view.selected == "0000000000000001" and view.flow_bar.children == ()
 
 
 def test_the_table_selects_like_a_click_on_a_row(store):

@@ -84,7 +84,7 @@ class TraceView(View):
         self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status,
                               self.chart_box,
                               w.Box([w.VBox([self.table_head, self.table, self.pager]),
-                                     self.detail],
+                                     self.detail_box],
                                     layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-trace")
@@ -131,9 +131,13 @@ class TraceView(View):
         self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
         self.next_page.on_click(lambda _: self.set_page(self.page + 1))
         self.pager = w.HBox([self.prev_page, self.page_label, self.next_page])
-        self.detail = w.HTML("<div class=wb-muted>select an event: a bar of the timeline "
-                             "or a row of the table</div>",
-                             layout=w.Layout(width="520px", margin="0 0 0 12px"))
+        self.detail_html = w.HTML("<div class=wb-muted>select an event: a bar of the "
+                                  "timeline or a row of the table</div>")
+        # where its arguments came from, and its parent, as buttons that go there
+        self.flow_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
+        self.flow_bar.add_class("wb-flow-links")
+        self.detail_box = w.VBox([self.flow_bar, self.detail_html],
+                                 layout=w.Layout(width="520px", margin="0 0 0 12px"))
 
     def _header_html(self) -> str:
         meta = self.source.meta()
@@ -179,6 +183,11 @@ class TraceView(View):
         """The Vega-Lite spec handed to the browser (what the tests count marks in)."""
         spec: dict[str, Any] = self.chart.spec or {}
         return spec
+
+    @property
+    def detail(self) -> w.HTML:
+        """The detail pane's HTML (args, result, error, data flow in words)."""
+        return self.detail_html
 
     @property
     def detail_text(self) -> str:
@@ -271,6 +280,7 @@ class TraceView(View):
         event_id = change["new"]
         if event_id is None:
             self.detail.value = "<div class=wb-muted>no event selected</div>"
+            self.flow_bar.children = ()
         else:
             event = self.source.event(event_id)
             tl = self.timeline
@@ -282,6 +292,22 @@ class TraceView(View):
                 p = tl.position[event.parent_id]
                 parent = (int(tl.seq[p]), tl.names[p])
             self.detail.value = event_detail(event, sources, parent)
+            links = []
+            for r in event.refs:
+                if r.event_id in sources:
+                    seq, name = sources[r.event_id]
+                    links.append((f"{r.path} ← {name} · step {seq} ({r.from_path})",
+                                  r.event_id, "arrow-left"))
+            if parent is not None and event.parent_id is not None:
+                links.append((f"inside {parent[1]} · step {parent[0]}", event.parent_id,
+                              "arrow-up"))
+            buttons = []
+            for text, target, icon in links:
+                b = w.Button(description=text, icon=icon, tooltip=f"show event {target}",
+                             layout=w.Layout(width="auto", max_width="100%"))
+                b.on_click(lambda _, eid=target: self.select(eid))
+                buttons.append(b)
+            self.flow_bar.children = tuple(buttons)
         self._redraw(change)
         if not self._syncing and self.table.value != event_id:
             self._syncing = True
