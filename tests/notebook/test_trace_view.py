@@ -231,3 +231,32 @@ def test_the_table_pages_through_the_whole_window():
     view.set_window(0, 99_999)
     view.select("e1234")                          # selecting turns to the row's page
     assert view.table.value == "e1234"
+
+
+def test_the_span_tree_folds_and_unfolds_in_the_table():
+    """Fold a turn: its nine tool calls leave the table (the row says how many), the
+    pages count what is left, selecting a folded event unfolds what hid it."""
+    view = TraceView(synthetic(100_000))
+    view.select("e1")                                # turn 1: e1 holds e2..e10
+    assert view.table.options[1][1] == "e1" and "▾" in view.table.options[1][0]
+    view.fold.click()
+    ids = [o[1] for o in view.table.options]
+    assert view.collapsed == ["e1"] and "e2" not in ids and ids[2] == "e11"
+    assert "▸" in view.table.options[1][0] and "(+9\u00a0inside)" in view.table.options[1][0]
+    view.set_window(0, 99_999)
+    view.toggle("root")                              # everything folds into the root
+    assert [o[1] for o in view.table.options] == ["root"]
+    assert view.page_label.value == "rows 1–1 of 1 (99,999 folded)"
+    view.select("e5")                                # unfolds its ancestors
+    assert "root" not in view.collapsed and "e1" not in view.collapsed
+    assert view.table.value == "e5"
+    view.toggle("e11")
+    view.unfold_all.click()
+    assert view.collapsed == []
+    # a parent cycle does not hang the fold
+    from workbench.model import Event, Trace
+    cyc = Trace.from_events([Event("c", "a", "b", 0, "tool_call", "x", 0, 1, "ok"),
+                             Event("c", "b", "a", 1, "tool_call", "y", 1, 2, "ok")])
+    v = TraceView(cyc)
+    v.toggle("a")
+    assert len(v.table.options) <= 2

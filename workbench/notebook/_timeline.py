@@ -77,6 +77,11 @@ class Timeline:
         self.statuses: list[str] = cols["status"]
         self.depth = depths(cols["event_id"], cols["parent_id"])
         self.position = {e: i for i, e in enumerate(self.event_ids)}
+        self.parent = [self.position.get(q, -1) if q is not None else -1
+                       for q in cols["parent_id"]]
+        self.children = np.bincount([q for q in self.parent if q >= 0],
+                                    minlength=len(self.event_ids)) if self.event_ids else \
+            np.zeros(0, dtype=np.int64)
         start = table.column("start_ns").to_numpy(zero_copy_only=False)
         end = table.column("end_ns").to_numpy(zero_copy_only=False)
         start = np.asarray(pd.array(start, dtype="Float64").to_numpy(na_value=np.nan))
@@ -121,6 +126,26 @@ class Timeline:
         dom = ((float(per_bin["bin_start"].min()), float(per_bin["bin_end"].max()))
                if len(per_bin) else (0.0, 1.0))
         return Frame("aggregate", axis, window, n, untimed, rows, per_bin, _padded(dom))
+
+    def hidden(self, collapsed: set[int]) -> np.ndarray:
+        """Which events a collapsed ancestor hides (the span tree folded at the positions
+        in ``collapsed``); a parent cycle ends the walk."""
+        n = len(self)
+        state = np.full(n, -1, dtype=np.int8)   # -1 unknown, 0 shown, 1 hidden
+        if not collapsed:
+            return np.zeros(n, dtype=bool)
+        for k in range(n):
+            chain: list[int] = []
+            j = k
+            while j >= 0 and state[j] < 0 and len(chain) <= n:
+                chain.append(j)
+                state[j] = 0           # provisional: a cycle back here ends the walk
+                j = self.parent[j]
+            for node in reversed(chain):
+                q = self.parent[node]
+                state[node] = 1 if q >= 0 and (q in collapsed or state[q] == 1) else 0
+        out: np.ndarray = state == 1
+        return out
 
     def label(self, k: int) -> str:
         """``"  12  ··list_projects"``: the step, nesting by depth, the name."""

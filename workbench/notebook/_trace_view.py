@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import ipywidgets as w
+import numpy as np
 import traitlets as t
 from altair.utils.selection import PointSelection
 
@@ -59,6 +60,7 @@ class TraceView(View):
     note = t.Unicode("")
     window = t.Tuple(t.Int(), t.Int())
     page = t.Int(0)
+    collapsed = t.List(t.Unicode())   # events whose descendants the table folds away
     axis = t.Unicode("time")
     color = t.Unicode("kind")
 
@@ -90,6 +92,8 @@ class TraceView(View):
         self.widget.add_class("wb-trace")
         self.observe(self._redraw, names=["window", "axis", "color", "highlighted"])
         self.observe(lambda _: self._fill_table(), names=["page"])
+        self.observe(self._on_collapsed, names=["collapsed"])
+        self._visible: list[int] | None = None   # table rows of the window, folded
         self.observe(self._on_selected, names=["selected"])
         self.observe(self._on_note, names=["note"])
         with self.hold_trait_notifications():
@@ -130,7 +134,15 @@ class TraceView(View):
         self.page_label = w.Label("")
         self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
         self.next_page.on_click(lambda _: self.set_page(self.page + 1))
-        self.pager = w.HBox([self.prev_page, self.page_label, self.next_page])
+        # the span tree: fold the selected event's descendants away, or unfold everything
+        self.fold = w.Button(description="fold / unfold", icon="sitemap",
+                             tooltip="fold the selected event's descendants (or unfold them)",
+                             layout=w.Layout(width="auto"))
+        self.unfold_all = w.Button(description="unfold all", layout=w.Layout(width="auto"))
+        self.fold.on_click(lambda _: self.toggle(self.selected) if self.selected else None)
+        self.unfold_all.on_click(lambda _: setattr(self, "collapsed", []))
+        self.pager = w.HBox([self.prev_page, self.page_label, self.next_page, self.fold,
+                             self.unfold_all], layout=w.Layout(flex_flow="row wrap"))
         self.detail_html = w.HTML("<div class=wb-muted>select an event: a bar of the "
                                   "timeline or a row of the table</div>")
         # where its arguments came from, and its parent, as buttons that go there
@@ -175,9 +187,15 @@ class TraceView(View):
 
     def set_page(self, page: int) -> None:
         """Show page ``page`` (0-based, clamped) of the window's events in the table."""
-        i, j = self.timeline.indices(self.window)
-        last = max(0, (j - i - 1) // PAGE)
+        last = max(0, (len(self._rows()) - 1) // PAGE)
         self.page = max(0, min(page, last))
+
+    def toggle(self, event_id: str) -> None:
+        """Fold this event's descendants out of the table, or unfold them."""
+        if event_id not in self.timeline.position:
+            self.source.event(event_id)  # raises NotFoundError naming the trace
+        self.collapsed = ([e for e in self.collapsed if e != event_id]
+                          if event_id in self.collapsed else [*self.collapsed, event_id])
 
     def chart_spec(self) -> dict[str, Any]:
         """The Vega-Lite spec handed to the browser (what the tests count marks in)."""
@@ -227,22 +245,40 @@ class TraceView(View):
         return (f"<div class='wb-view wb-muted'>steps {f.window[0]}–{f.window[1]}: "
                 f"{drawn}{extra}</div>")
 
-    def _fill_table(self) -> None:
+    def _rows(self) -> list[int] | range:
+        """Positions listed in the table: the window's events, less folded ones."""
         tl = self.timeline
         i, j = tl.indices(self.window)
+        if not self.collapsed:
+            return range(i, j)
+        if self._visible is None:
+            hidden = tl.hidden({tl.position[e] for e in self.collapsed
+                                if e in tl.position})
+            self._visible = [k for k in range(len(tl)) if not hidden[k]]
+        lo, hi = np.searchsorted(self._visible, [i, j])
+        return self._visible[int(lo):int(hi)]
+
+    def _on_collapsed(self, change: Any) -> None:
+        self._visible = None
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        tl = self.timeline
+        rows = self._rows()
         hl = set(self.highlighted)
-        first = i + self.page * PAGE
+        start = self.page * PAGE
         options = [(self._row(k, tl.event_ids[k] in hl), tl.event_ids[k])
-                   for k in range(first, min(j, first + PAGE))]
+                   for k in rows[start:start + PAGE]]
         self.table_head.value = (
             "<div class=wb-view><pre style='margin:0;padding:2px 6px'>"
             + esc(f"   {'step':>5} {'start':>9} {'took':>7} {'status':<6} event")
             + "</pre></div>")
-        shown = (first - i + 1, first - i + len(options))
-        self.page_label.value = (f"rows {shown[0]:,}–{shown[1]:,} of {j - i:,}"
+        folded = tl.indices(self.window)[1] - tl.indices(self.window)[0] - len(rows)
+        self.page_label.value = (f"rows {start + 1:,}–{start + len(options):,} of {len(rows):,}"
+                                 + (f" ({folded:,} folded)" if folded else "")
                                  if options else "no events")
         self.prev_page.disabled = self.page == 0
-        self.next_page.disabled = first + PAGE >= j
+        self.next_page.disabled = start + PAGE >= len(rows)
         self._syncing = True
         try:
             self.table.options = options
@@ -256,8 +292,12 @@ class TraceView(View):
         start = f"+{tl.start_s[k]:.3f}s" if tl.timed[k] else "-"
         took = _dur(float(tl.end_s[k] - tl.start_s[k])) if tl.timed[k] else "-"
         indent = "  " * min(tl.depth[k], 8)
+        kids = int(tl.children[k]) if len(tl.children) else 0
+        twisty = ("▸" if tl.event_ids[k] in self.collapsed else "▾") if kids else " "
         text = (f"{'●' if marked else ' '}  {tl.seq[k]:>5} {start:>9} {took:>7} "
-                f"{tl.statuses[k]:<6} {indent}{tl.kinds[k]} {tl.names[k]}")
+                f"{tl.statuses[k]:<6} {indent}{twisty} {tl.kinds[k]} {tl.names[k]}"
+                + (f"  (+{kids} inside)" if kids and tl.event_ids[k] in self.collapsed
+                   else ""))
         return text.replace(" ", "\u00a0")
 
     def _reveal(self, event_id: str) -> None:
@@ -274,7 +314,17 @@ class TraceView(View):
             self.set_window(int(tl.seq[start]),
                             int(tl.seq[min(len(tl), start + 2 * half) - 1]))
             i, _ = tl.indices(self.window)
-        self.set_page((k - i) // PAGE)   # the table's page that lists it
+        if self.collapsed:   # unfold what hides it
+            hiding: set[str] = set()
+            j = tl.parent[k]
+            while j >= 0 and len(hiding) <= len(tl):
+                hiding.add(tl.event_ids[j])
+                j = tl.parent[j]
+            if hiding & set(self.collapsed):
+                self.collapsed = [e for e in self.collapsed if e not in hiding]
+        rows = self._rows()
+        at = rows.index(k) if isinstance(rows, list) else k - rows.start
+        self.set_page(at // PAGE)   # the table's page that lists it
 
     def _on_selected(self, change: Any) -> None:
         event_id = change["new"]
