@@ -236,6 +236,7 @@ def test_triage_notebook_runs_and_renders_in_chromium(lab: str, tmp_path: Path) 
             _promote_on_first_press(page)
             _save_leaves_git_clean(page, tmp_path)
             _no_news_toast(page)
+            _layout_at_1000_px(page)
             _screenshots(page, shots)
         finally:
             browser.close()
@@ -373,6 +374,25 @@ def _save_leaves_git_clean(page: Any, tmp: Path) -> None:
             raise AssertionError("the notebook was not saved within 30 s")
         page.wait_for_timeout(250)
     assert _git_status(tmp) == "", f"the save left git dirty:\n{_git_status(tmp)}"
+
+
+VIEWS = (".wb-trace", ".wb-rules", ".wb-redact", ".wb-minimize", ".wb-diff", ".wb-promote")
+
+
+def _layout_at_1000_px(page: Any) -> None:
+    """A 1000 px window with the file browser open: no view is wider than the notebook
+    (nothing clipped or pushed out of sight; wide content scrolls inside its own box)."""
+    page.set_viewport_size({"width": 1000, "height": 1000})
+    page.evaluate("() => window.jupyterapp.shell.expandLeft()")
+    page.wait_for_timeout(1500)
+    over = page.evaluate(f"""views => views.map(css => {{
+        const e = {NB}.querySelector(css);
+        return e ? [css, e.scrollWidth - e.clientWidth, e.clientWidth] : [css, null, 0]; }})""",
+                         list(VIEWS))
+    wide = [(css, extra, width) for css, extra, width in over if extra is None or extra > 1]
+    assert wide == [], f"views wider than the notebook at 1000 px (css, overflow px, width): {wide}"
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    page.set_viewport_size({"width": 1400, "height": 1000})
 
 
 def _no_news_toast(page: Any) -> None:

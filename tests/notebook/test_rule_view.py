@@ -24,6 +24,28 @@ def test_findings_are_grouped_by_signature(store):
     assert seen[0] == ("disabled", True, "running 3 rule(s) over trace 4bf92f3577b3…")
     assert ("description", "running…", "running 3 rule(s) over trace 4bf92f3577b3…") in seen
     assert not view.run_button.disabled and view.run_button.description == "Run rules"
+
+
+def test_a_run_shows_real_progress_rule_by_rule_and_finds_what_check_finds(store):
+    from workbench.rules import check, load_rules
+
+    view = RuleView(store, TRACE, rules=RULES)
+    steps = []
+    view.progress.observe(lambda c: steps.append((c["new"], view.progress_label.value)),
+                          names=["value"])
+    found = view.run()
+    assert [v for v, _ in steps if v] == [1, 2, 3]
+    assert steps[0][1] == "rule 1 of 3: approval-before-archive…"
+    assert view.progress.bar_style == "success" and view.progress_label.value == \
+        "done: 5 finding(s)"
+    whole = check(store, load_rules(RULES), trace_ids=[TRACE], record=False).findings
+    assert [f.key() for f in found] == [f.key() for f in whole]
+    # a recorded run is one call: one run in the store
+    before = store.sql("select count(distinct run_id) as n from findings").to_pylist()[0]["n"]
+    recorded = RuleView(store, TRACE, rules=RULES, record=True)
+    assert len(recorded.run()) == 5 and recorded.progress.value == 3
+    after = store.sql("select count(distinct run_id) as n from findings").to_pylist()[0]["n"]
+    assert after == before + 1
     assert len(found) == 5 and view.runs == 1 and view.error == ""
     assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
         ("approval-before-archive", SIGS["approval-before-archive"], 2),

@@ -74,8 +74,10 @@ class MinimizeView(View):
         self.widget = w.VBox([w.HTML(STYLE),
                               w.HBox([self.rule_picker, self.finding_box, self.budget,
                                       self.run_button], layout=w.Layout(flex_flow="row wrap")),
-                              w.HBox([self.calls_bar, self.label]),
-                              w.HBox([self.size_bar, self.size_label]), self.summary,
+                              w.HBox([self.calls_bar, self.label],
+                                     layout=w.Layout(flex_flow="row wrap")),
+                              w.HBox([self.size_bar, self.size_label],
+                                     layout=w.Layout(flex_flow="row wrap")), self.summary,
                               self.kept])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-minimize")

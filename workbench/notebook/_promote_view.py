@@ -42,6 +42,11 @@ _NO_MINIMIZE = "(keep every event)"
 _PREVIEW_EVENTS = 12
 
 
+def _wrap() -> w.Layout:
+    """A row that wraps in a narrow window instead of clipping."""
+    return w.Layout(flex_flow="row wrap")
+
+
 class PromoteView(View):
     """State: ``candidate`` (the last preview), ``result`` (the last ``PromoteResult``),
     ``stale`` (an input changed since the preview) and ``error``."""
@@ -64,10 +69,11 @@ class PromoteView(View):
         self.result: PromoteResult | None = None
         ids = [r.id for r in self.rules]
         self.name = w.Text(name, description="name", continuous_update=False,
-                           layout=w.Layout(width="360px"))
+                           layout=w.Layout(width="360px", max_width="100%"))
         self.minimize = w.Dropdown(options=[_NO_MINIMIZE, *ids],
                                    value=minimize if minimize is not None else _NO_MINIMIZE,
-                                   description="minimize", layout=w.Layout(width="420px"))
+                                   description="minimize",
+                                   layout=w.Layout(width="420px", max_width="100%"))
         self.policy = w.Textarea(_policy_text(policy), rows=4, continuous_update=False,
                                  layout=w.Layout(width="100%"),
                                  placeholder="empty: the default policy — keep what the "
@@ -94,9 +100,9 @@ class PromoteView(View):
                     self.allow_clean):
             box.observe(self._on_input, names=["value"])
         self.widget = w.VBox([
-            w.HTML(STYLE), w.HBox([self.name, self.minimize]), self.fixtures,
+            w.HTML(STYLE), w.HBox([self.name, self.minimize], layout=_wrap()), self.fixtures,
             w.Accordion([self.policy], titles=("promotion policy (YAML)",)), self.note,
-            w.HBox([self.allow_clean, self.preview_button, self.promote_button]),
+            w.HBox([self.allow_clean, self.preview_button, self.promote_button], layout=_wrap()),
             self.status, self.manifest, self.events])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-promote")

@@ -113,6 +113,10 @@ class RuleView(View):
                                    icon="play")
         self.run_button.on_click(lambda _: self.run())
         self.status = w.HTML()
+        # real progress: one step per rule (and the contracts), as each one finishes
+        self.progress = w.IntProgress(0, min=0, max=1, layout=w.Layout(
+            width="240px", visibility="hidden"))
+        self.progress_label = w.Label("")
         self.groups_html = w.HTML()
         self.finding_list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
         self.finding_list.add_class("wb-mono")
@@ -141,7 +145,8 @@ class RuleView(View):
         self.observe(self._on_selected, names=["selected"])
         self.widget = w.VBox([w.HTML(STYLE),
                               w.Accordion([self.editor], titles=("rules (YAML)",)),
-                              w.HBox([self.picker, self.run_button]), self.status,
+                              w.HBox([self.picker, self.run_button]),
+                              w.HBox([self.progress, self.progress_label]), self.status,
                               self.groups_html, self.list_bar, self.finding_list,
                               self.witness_bar, self.detail])
         self.widget.add_class("wb-view")
@@ -174,6 +179,8 @@ class RuleView(View):
             with busy([self.run_button]):
                 self.findings = self._check(ruleset)
         except WorkbenchError as exc:
+            self.progress.bar_style = "danger"
+            self.progress_label.value = ""
             self._fail(exc)
             return []
         self.groups = group(self.findings)
@@ -223,17 +230,48 @@ class RuleView(View):
         return self.ruleset
 
     def _check(self, ruleset: RuleSet) -> list[Finding]:
+        """The findings, rule by rule so the bar shows real progress (a recorded run is
+        one call: one run in the store); contracts last."""
+        steps = len(ruleset) + (1 if self.tools else 0)
+        self.progress.max, self.progress.value = max(1, steps), 0
+        self.progress.bar_style = "info"
+        self.progress.layout.visibility = "visible"
         if self.trace_source is not None and self.trace_source.store is None:
             trace = self.trace_source.trace()
-            found = check_trace(trace, ruleset)
-            return found + (check_calls(calls_of(trace), self.tools) if self.tools else [])
-        assert self.store is not None
-        ids = [self.trace_source.trace_id] if self.trace_source is not None else None
-        found = check(self.store, ruleset, trace_ids=ids, record=self.record).findings
-        if self.tools:
-            found += check_contracts(self.store, self.tools, trace_ids=ids,
-                                     record=self.record).findings
+            found = self._by_rule(ruleset, lambda rs: check_trace(trace, rs))
+            if self.tools:
+                self._step("tool contracts")
+                found += check_calls(calls_of(trace), self.tools)
+        else:
+            assert self.store is not None
+            store = self.store
+            ids = [self.trace_source.trace_id] if self.trace_source is not None else None
+            if self.record:
+                self._step(f"{len(ruleset)} rule(s), recorded as one run")
+                found = check(store, ruleset, trace_ids=ids, record=True).findings
+                self.progress.value = len(ruleset)
+            else:
+                found = self._by_rule(ruleset, lambda rs: check(
+                    store, rs, trace_ids=ids, record=False).findings)
+            if self.tools:
+                self._step("tool contracts")
+                found += check_contracts(store, self.tools, trace_ids=ids,
+                                         record=self.record).findings
+        self.progress.value = self.progress.max
+        self.progress.bar_style = "success"
+        self.progress_label.value = f"done: {len(found):,} finding(s)"
         return found
+
+    def _by_rule(self, ruleset: RuleSet, run: Any) -> list[Finding]:
+        found: list[Finding] = []
+        for r in ruleset:
+            self._step(f"rule {self.progress.value + 1} of {len(ruleset)}: {r.id}")
+            found += run(ruleset.only([r.id]))
+            self.progress.value += 1
+        return found
+
+    def _step(self, text: str) -> None:
+        self.progress_label.value = f"{text}…"
 
     def _fail(self, exc: WorkbenchError) -> None:
         self.error = f"error[{exc.code}]: {exc.message}"
