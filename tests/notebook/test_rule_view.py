@@ -24,6 +24,14 @@ def test_findings_are_grouped_by_signature(store):
     assert seen[0] == ("disabled", True, "running 3 rule(s) over trace 4bf92f3577b3…")
     assert ("description", "running…", "running 3 rule(s) over trace 4bf92f3577b3…") in seen
     assert not view.run_button.disabled and view.run_button.description == "Run rules"
+    assert len(found) == 5 and view.runs == 1 and view.error == ""
+    assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
+        ("approval-before-archive", SIGS["approval-before-archive"], 2),
+        ("archive-owned-only", SIGS["archive-owned-only"], 2),
+        ("list-filters-by-owner-id", SIGS["list-filters-by-owner-id"], 1)]
+    assert view.status_text.startswith("5 finding(s): 4 error(s), 1 warning(s), 3 signature(s)")
+    assert len(view.finding_list.options) == 5
+    assert "3a099b3e" in view.groups_html.value
 
 
 def test_a_run_shows_real_progress_rule_by_rule_and_finds_what_check_finds(store):
@@ -46,14 +54,6 @@ def test_a_run_shows_real_progress_rule_by_rule_and_finds_what_check_finds(store
     assert len(recorded.run()) == 5 and recorded.progress.value == 3
     after = store.sql("select count(distinct run_id) as n from findings").to_pylist()[0]["n"]
     assert after == before + 1
-    assert len(found) == 5 and view.runs == 1 and view.error == ""
-    assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
-        ("approval-before-archive", SIGS["approval-before-archive"], 2),
-        ("archive-owned-only", SIGS["archive-owned-only"], 2),
-        ("list-filters-by-owner-id", SIGS["list-filters-by-owner-id"], 1)]
-    assert view.status_text.startswith("5 finding(s): 4 error(s), 1 warning(s), 3 signature(s)")
-    assert len(view.finding_list.options) == 5
-    assert "3a099b3e" in view.groups_html.value
 
 
 def test_selecting_a_finding_highlights_its_witnesses_in_the_timeline(store):

@@ -79,9 +79,8 @@ def paths_table(paths: tuple[PathChange, ...] | list[PathChange],
         new = "(absent)" if p.change == "removed" else render_value(p.new, 200)
         rows.append(f"<tr><td>{esc(p.path)}</td><td><del>{esc(old)}</del></td>"
                     f"<td><ins>{esc(new)}</ins></td><td>{esc(p.change)}</td></tr>")
-    return (f"<table class=wb><tr><th>path</th><th>{esc(sides[0])}</th><th>{esc(sides[1])}"
-            "</th><th></th></tr>"
-            + "".join(rows) + "</table>")
+    return (f"<div class=wb-scroll><table class=wb><tr><th>path</th><th>{esc(sides[0])}</th>"
+            f"<th>{esc(sides[1])}</th><th></th></tr>" + "".join(rows) + "</table></div>")
 
 
 def side_by_side(old: str, new: str) -> str:
@@ -151,9 +150,9 @@ class DiffView(View):
             f"</td><td>{esc(', '.join(r.fixture for r in rs[:3]))}"
             f"{' …' if len(rs) > 3 else ''}</td></tr>"
             for g, (paths, rs) in enumerate(self.groups, 1))
-        groups = ("<table class='wb wb-groups'><tr><th>group</th><th>fixtures</th>"
-                  "<th>changed paths</th><th>e.g.</th></tr>" + rows + "</table>"
-                  if self.groups else "")
+        groups = ("<div class=wb-scroll><table class='wb wb-groups'><tr><th>group</th>"
+                  "<th>fixtures</th><th>changed paths</th><th>e.g.</th></tr>" + rows
+                  + "</table></div>" if self.groups else "")
         summary = (f"<div><b>{len(result.results)} fixture(s)</b>: {same} same, "
                    f"{len(result.mismatches)} mismatch(es) in {len(self.groups)} group(s) "
                    f"of changed paths</div>{groups}")

@@ -56,8 +56,9 @@ class FindingFacts:
             f"<tr{' class=wb-offending' if v.offending else ''}><td>{esc(v.seq)}</td>"
             f"<td>{esc(v.name)}</td><td>{esc(v.path)}</td><td>{esc(v.value)}</td></tr>"
             for v in self.values)
-        values = ("<table class='wb wb-values'><tr><th>step</th><th>event</th><th>path</th>"
-                  "<th>value (as stored)</th></tr>" + rows + "</table>"
+        values = ("<div class=wb-scroll><table class='wb wb-values'><tr><th>step</th>"
+                  "<th>event</th><th>path</th><th>value (as stored)</th></tr>" + rows
+                  + "</table></div>"
                   + (f"<div class=wb-muted>… {self.more} more</div>" if self.more else "")
                   if self.values else "<div class=wb-muted>the rule reads no value of the "
                   "witnesses (it tests their presence or order)</div>")

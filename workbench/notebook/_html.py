@@ -26,6 +26,9 @@ STYLE = """<style>
   text-align:left;vertical-align:top;font-size:12px;line-height:1.35;word-break:normal;
   overflow-wrap:break-word}
 .wb-view table.wb th{white-space:nowrap}
+.wb-view .wb-scroll{max-width:100%;overflow-x:auto}
+.wb-view .widget-select,.wb-view .widget-textarea,.wb-view .widget-text,
+.wb-view .widget-html,.wb-view .widget-box{max-width:calc(100% - 4px)}
 .wb-view tr.wb-offending td{background:#fff8c5;font-weight:600}
 .wb-view .wb-cols{display:flex;flex-wrap:wrap;gap:12px}
 .wb-view .wb-cols>div{flex:1 1 320px;min-width:0}
@@ -111,4 +114,6 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
         cls = classes[n] if classes is not None else None
         attr = f" class={cls}" if cls else ""
         body.append(f"<tr{attr}>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>")
-    return f"<table class=wb><tr>{head}</tr>{''.join(body)}</table>"
+    # a table wider than the view scrolls inside its own box: nothing is clipped
+    return (f"<div class=wb-scroll><table class=wb><tr>{head}</tr>{''.join(body)}</table>"
+            "</div>")
