@@ -29,6 +29,7 @@ STYLE = """<style>
 .wb-view .wb-scroll{max-width:100%;overflow-x:auto}
 .wb-view .widget-select,.wb-view .widget-textarea,.wb-view .widget-text,
 .wb-view .widget-html,.wb-view .widget-box{max-width:calc(100% - 4px)}
+.wb-view .widget-html-content{min-width:0}
 .wb-view tr.wb-offending td{background:#fff8c5;font-weight:600}
 .wb-view .wb-cols{display:flex;flex-wrap:wrap;gap:12px}
 .wb-view .wb-cols>div{flex:1 1 320px;min-width:0}
