@@ -1,7 +1,10 @@
 """The triage notebook in a real browser: `workbench lab` on 127.0.0.1 with a token,
 Debian's Chromium driven headless by Playwright (no browser download), every cell run,
 the widgets and the Vega chart rendered, one finding selected and its witnesses
-highlighted through a kernel round trip, a screenshot saved, and no request leaving
+highlighted through a kernel round trip, the first diff entry opened and its row
+scrolled to, a zoomed timeline window filling the axis, Promote pressed once over the
+repository's own fixtures (a fresh clone: "unchanged", no note asked), the notebook
+saved and `git status` clean, no news toast, screenshots saved, and no request leaving
 the machine (the charts and widgets load nothing from a CDN).
 
 CI runs it (``CI=true``: a missing Chromium or Playwright fails the test); locally it
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -36,11 +40,12 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-d
                  "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--disable-quic", "--no-first-run", "--disable-default-apps",
                  "--mute-audio"]
-SETTINGS = {  # JupyterLab user settings for the run: every cell rendered, no toasts, no saves
+SETTINGS = {  # JupyterLab user settings for the run: every cell rendered (the news toast
+    # and saving are left as a user has them: `workbench lab` must deal with both)
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"windowingMode": "none"},
-    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
-    "@jupyterlab/docmanager-extension/plugin.jupyterlab-settings": {"autosave": False},
 }
+GIT = ["git", "-c", "user.name=workbench-test", "-c", "user.email=test@example.invalid",
+       "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
 
 
 def _missing(what: str) -> None:
@@ -72,13 +77,26 @@ def _free_port() -> int:
 
 
 def _project(tmp: Path) -> Path:
-    """A copy of the notebooks beside the example traces, so a save (there is none: the
-    settings turn autosave off) could never touch the repository's notebooks."""
+    """A fresh clone, as far as the notebook sees one: the notebooks beside the example
+    traces and the repository's fixtures, committed in a git repository of their own
+    with the repository's .gitignore, so a save is checked against git without ever
+    touching the repository's notebooks."""
     shutil.copytree(REPO / "notebooks", tmp / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(REPO / "traces" / "fixtures", tmp / "fixtures")
     (tmp / "traces").mkdir()
     (tmp / "traces" / "examples").symlink_to(REPO / "traces" / "examples")
+    ignore = (REPO / ".gitignore").read_text()
+    (tmp / ".gitignore").write_text(ignore + "\n# the test's own files\n/store/\n/lab-*/\n"
+                                    "/jupyter-*/\n/lab.log\n")
+    for cmd in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "clone"]):
+        subprocess.run([*GIT, *cmd], cwd=tmp, check=True, capture_output=True)
     return tmp / "notebooks"
+
+
+def _git_status(tmp: Path) -> str:
+    return subprocess.run([*GIT, "status", "--porcelain", "--untracked-files=all"], cwd=tmp,
+                          check=True, capture_output=True, text=True).stdout
 
 
 def _jupyter_env(tmp: Path) -> dict[str, str]:
@@ -103,6 +121,8 @@ def _jupyter_env(tmp: Path) -> dict[str, str]:
 @pytest.fixture
 def lab(tmp_path: Path) -> Iterator[str]:
     """`workbench lab` serving a copy of the notebooks; yields its base URL."""
+    if shutil.which("git") is None:
+        _missing("git is not installed (the test checks `git status` after a save)")
     folder = _project(tmp_path)
     port = _free_port()
     log = (tmp_path / "lab.log").open("w")
@@ -176,7 +196,7 @@ def _stable_idle_kernel(page: Any, timeout: float = 90) -> str:
     raise AssertionError(f"no stable idle kernel after {timeout:.0f} s (last: {seen})")
 
 
-def test_triage_notebook_runs_and_renders_in_chromium(lab: str) -> None:
+def test_triage_notebook_runs_and_renders_in_chromium(lab: str, tmp_path: Path) -> None:
     chromium = _chromium()
     try:
         from playwright.sync_api import sync_playwright
@@ -211,6 +231,12 @@ def test_triage_notebook_runs_and_renders_in_chromium(lab: str) -> None:
             assert state["errors"] == [], f"cells raised: {state['errors']}"
             _check_rendered(page)
             _select_a_finding(page)
+            _first_diff_entry_opens(page)
+            _zoomed_window_fills_the_axis(page)
+            _promote_on_first_press(page)
+            _save_leaves_git_clean(page, tmp_path)
+            _no_news_toast(page)
+            _layout_at_1000_px(page)
             _screenshots(page, shots)
         finally:
             browser.close()
@@ -218,8 +244,11 @@ def test_triage_notebook_runs_and_renders_in_chromium(lab: str) -> None:
     assert page_errors == [], f"errors in the page: {page_errors[:5]}"
 
 
+NB = "window.jupyterapp.shell.currentWidget.node"
+
+
 def _check_rendered(page: Any) -> None:
-    nb = "window.jupyterapp.shell.currentWidget.node"
+    nb = NB
     _wait(page, "the timeline's Vega chart", f"""() => {{
         const v = {nb}.querySelector('.wb-trace .vega-embed');
         return v && v.querySelector('svg.marks, canvas') ? true : null; }}""", 60)
@@ -242,13 +271,14 @@ def _check_rendered(page: Any) -> None:
 
 def _select_a_finding(page: Any) -> None:
     """Pick the `archive-owned-only` finding at step 8 in the list: the kernel highlights
-    its witnesses (steps 8 and 2) in the timeline and shows step 8 in the detail pane."""
+    its witnesses (steps 8 and 2) in the timeline and shows step 8 in the detail pane; the
+    finding shows the rule's condition and the offending value as stored (team-b), and
+    its witness "step 2 · list_projects" is a button that shows that event."""
     findings = page.locator(".wb-findings select")
-    labels = findings.locator("option").all_inner_texts()
-    index = next(i for i, t in enumerate(labels)
-                 if "e3cd8e36" in t and "step\u00a0\u00a0\u00a0\u00a08" in t)
+    labels = [" ".join(t.split()) for t in findings.locator("option").all_inner_texts()]
+    index = next(i for i, t in enumerate(labels) if "e3cd8e36" in t and "step 8 " in t)
     findings.select_option(index=index)
-    nb = "window.jupyterapp.shell.currentWidget.node"
+    nb = NB
     _wait(page, "the witnesses highlighted in the timeline", f"""() => {{
         const t = {nb}.querySelector('.wb-trace').innerText;
         return t.includes('highlighted: 2 event(s), archive-owned-only') &&
@@ -256,6 +286,118 @@ def _select_a_finding(page: Any) -> None:
     _wait(page, "the chart redrawn with the highlight", f"""() => {{
         const v = {nb}.querySelector('.wb-trace .vega-embed');
         return v && v.querySelector('svg.marks, canvas') ? true : null; }}""", 30)
+    rules = page.evaluate(f"() => {nb}.querySelector('.wb-rules').innerText")
+    assert "the rule's condition" in rules and "source_where" in rules, rules[-1500:]
+    offending = page.evaluate(f"""() => Array.from({nb}.querySelectorAll(
+        '.wb-rules tr.wb-offending'), r => r.innerText)""")
+    assert any("team-b" in r for r in offending), offending
+    page.locator(".wb-rules button").filter(has_text="step 2 · list_projects").click()
+    _wait(page, "the witness shown in the timeline", f"""() => {nb}.querySelector('.wb-trace')
+        .innerText.includes('step 2 · tool_call list_projects')""", 30)
+
+
+def _first_diff_entry_opens(page: Any) -> None:
+    """Nothing is shown selected until something is: a click on the first entry opens
+    it, and the page in the frame scrolls to that change's row (outlined)."""
+    changes = page.locator(".wb-diff select").first
+    assert changes.evaluate("s => s.selectedIndex") == -1, "an entry is shown selected"
+    changes.select_option(index=0)
+    _wait(page, "the first change opened", f"""() => {NB}.querySelector('.wb-diff')
+        .innerText.includes('A step 0 → B step 0')""", 30)
+    frame = page.frame_locator(".wb-diff iframe")
+    deadline = time.monotonic() + 30
+    while frame.locator("tr[style*='outline']").count() != 1:
+        if time.monotonic() > deadline:
+            raise AssertionError("the picked change's row is not outlined in the page")
+        page.wait_for_timeout(250)
+    # and the list is small enough now that format noise is absorbed by the canon
+    labels = changes.locator("option").all_inner_texts()
+    assert sum(t.startswith("~") for t in labels) <= 3, labels
+
+
+_BARS = f"""() => {{
+    const svg = {NB}.querySelector('.wb-trace .vega-embed svg');
+    if (!svg) return null;
+    const bars = Array.from(svg.querySelectorAll('g.mark-rect.role-mark path'),
+                            p => p.getBoundingClientRect()).filter(r => r.width > 0);
+    const axes = Array.from(svg.querySelectorAll('g.role-axis-domain line, g.role-axis-domain path'),
+                            p => p.getBoundingClientRect().width);
+    if (!bars.length || !axes.length) return null;
+    const lo = Math.min(...bars.map(r => r.left)), hi = Math.max(...bars.map(r => r.right));
+    return {{bars: bars.length, ratio: (hi - lo) / Math.max(...axes)}}; }}"""
+
+
+def _run_in_kernel(page: Any, code: str) -> None:
+    page.evaluate("""code => { const k = window.jupyterapp.shell.currentWidget.sessionContext
+        .session.kernel; k.requestExecute({code: code, silent: false, store_history: false}); }""",
+                  code)
+
+
+def _zoomed_window_fills_the_axis(page: Any) -> None:
+    """Steps 8–13 of the incident (from about 4 s in): the axis is the window's extent,
+    so the drawn bars span most of it (from zero they would fill about half)."""
+    _run_in_kernel(page, "timeline.set_window(8, 13)")
+    _wait(page, "the window redrawn", f"""() => {NB}.querySelector('.wb-trace')
+        .innerText.includes('steps 8–13: drawing 6 events')""", 30)
+    got = _wait(page, "six bars drawn", f"() => {{ const b = ({_BARS})(); "
+                "return b && b.bars === 6 ? b : null; }", 30)
+    assert got["ratio"] > 0.85, f"the zoomed window's bars span {got['ratio']:.0%} of the axis"
+    _run_in_kernel(page, "timeline.set_window(0, 13)")
+    _wait(page, "the whole trace again", f"""() => {NB}.querySelector('.wb-trace')
+        .innerText.includes('steps 0–13: drawing 14 events')""", 30)
+
+
+def _promote_on_first_press(page: Any) -> None:
+    """The notebook's Promote over the repository's fixtures, promoted from another store
+    with another key: the same content, so "unchanged", not NOTE_REQUIRED."""
+    page.locator(".wb-promote button").filter(
+        has_text=re.compile(r"^\s*Promote\s*$")).click()
+    _wait(page, "the promotion's answer", f"""() => {{
+        const t = {NB}.querySelector('.wb-promote').innerText;
+        return t.includes('unchanged: already holds this content: archive-incident/v1') ||
+               t.includes('error[') ? t : null; }}""", 60)
+    text = page.evaluate(f"() => {NB}.querySelector('.wb-promote').innerText")
+    assert "error[" not in text, text[:2000]
+    assert "manifest.json (preview)" in text
+
+
+def _save_leaves_git_clean(page: Any, tmp: Path) -> None:
+    """Save the executed notebook as a user would: the pre-save hook strips what the run
+    added, so the file is again what was committed, and nothing else changed."""
+    path = tmp / "notebooks" / NOTEBOOK
+    before = path.stat().st_mtime_ns
+    page.evaluate("() => { void window.jupyterapp.commands.execute('docmanager:save'); }")
+    deadline = time.monotonic() + 30
+    while path.stat().st_mtime_ns == before or page.evaluate(
+            "() => window.jupyterapp.shell.currentWidget.context.model.dirty"):
+        if time.monotonic() > deadline:
+            raise AssertionError("the notebook was not saved within 30 s")
+        page.wait_for_timeout(250)
+    assert _git_status(tmp) == "", f"the save left git dirty:\n{_git_status(tmp)}"
+
+
+VIEWS = (".wb-trace", ".wb-rules", ".wb-redact", ".wb-minimize", ".wb-diff", ".wb-promote")
+
+
+def _layout_at_1000_px(page: Any) -> None:
+    """A 1000 px window with the file browser open: no view is wider than the notebook
+    (nothing clipped or pushed out of sight; wide content scrolls inside its own box)."""
+    page.set_viewport_size({"width": 1000, "height": 1000})
+    page.evaluate("() => window.jupyterapp.shell.expandLeft()")
+    page.wait_for_timeout(1500)
+    over = page.evaluate(f"""views => views.map(css => {{
+        const e = {NB}.querySelector(css);
+        return e ? [css, e.scrollWidth - e.clientWidth, e.clientWidth] : [css, null, 0]; }})""",
+                         list(VIEWS))
+    wide = [(css, extra, width) for css, extra, width in over if extra is None or extra > 1]
+    assert wide == [], f"views wider than the notebook at 1000 px (css, overflow px, width): {wide}"
+    page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def _no_news_toast(page: Any) -> None:
+    text = page.evaluate("() => document.body.innerText")
+    assert "Jupyter news" not in text, "the news toast is shown"
 
 
 def _screenshots(page: Any, out: Path) -> None:

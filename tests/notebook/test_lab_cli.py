@@ -16,17 +16,66 @@ def test_dry_run_names_the_command_the_store_and_the_notebook(capsys, tmp_path, 
     doc = json.loads(out)
     assert doc["store"] == str((tmp_path / "s").resolve())
     assert doc["dir"] == str(REPO / "notebooks") and doc["notebook"] == "01_triage.ipynb"
-    assert doc["url"] == "http://127.0.0.1:8899/lab/tree/01_triage.ipynb"
+    assert doc["url"] == "http://127.0.0.1:8899/lab/tree/01_triage.ipynb?token=t0k"
+    assert doc["strip_outputs"] is True
     cmd = doc["command"]
     assert cmd[1:3] == ["-m", "jupyterlab"]
     for flag in ("--ServerApp.ip=127.0.0.1", "--ServerApp.port=8899", "--LabApp.news_url=None",
                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                  "--LabApp.default_url=/lab/tree/01_triage.ipynb",
                  "--IdentityProvider.token=t0k", "--no-browser",
+                 "--ContentsManager.pre_save_hook=workbench.cli._lab.strip_outputs",
                  f"--ServerApp.root_dir={REPO / 'notebooks'}"):
         assert flag in cmd
     code, out, _ = run(capsys, "lab", "--dry-run", "--notebook", "03_store_queries.ipynb")
-    assert code == 0 and "/lab/tree/03_store_queries.ipynb" in out
+    assert code == 0 and "/lab/tree/03_store_queries.ipynb?token=" in out
+
+
+def test_without_a_token_one_is_made_and_printed_in_the_url(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    docs = []
+    for _ in range(2):
+        code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--keep-outputs")
+        assert code == 0
+        docs.append(json.loads(out))
+    tokens = []
+    for doc in docs:
+        token = doc["url"].split("?token=", 1)[1]
+        assert len(token) == 48 and f"--IdentityProvider.token={token}" in doc["command"]
+        assert doc["strip_outputs"] is False
+        assert not any("pre_save_hook" in c for c in doc["command"])
+        tokens.append(token)
+    assert tokens[0] != tokens[1]          # random, not a constant
+    code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--token", "")
+    assert code == 0 and json.loads(out)["url"].endswith("/lab/tree/01_triage.ipynb")
+
+
+def test_the_pre_save_hook_leaves_the_notebook_as_committed(tmp_path):
+    """A notebook run by nbclient (outputs, counts, widget state, language details) comes
+    out of the hook byte for byte as committed, in JupyterLab's own file format."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from workbench.cli._lab import strip_outputs
+
+    committed = (REPO / "notebooks" / "03_store_queries.ipynb").read_text()
+    nb = nbformat.reads(committed, as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "markdown")
+    code = nbformat.v4.new_code_cell("import ipywidgets\nprint(1)\nipywidgets.IntSlider()",
+                                     id="x01")
+    nb.cells = [first, code]
+    nb.cells[1].metadata["tags"] = ["mine"]          # the user's own metadata stays
+    before = nbformat.writes(nb) + "\n"
+    NotebookClient(nb, timeout=120, kernel_name="python3", store_widget_state=True,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    assert nb.cells[1].outputs and "widgets" in nb.metadata
+    assert nb.metadata.language_info.get("version")
+    model = {"type": "notebook", "content": json.loads(nbformat.writes(nb))}
+    strip_outputs(model=model, path="x.ipynb", contents_manager=None)
+    assert nbformat.writes(nbformat.from_dict(model["content"])) + "\n" == before
+    other = {"type": "file", "content": "print(1)"}
+    strip_outputs(model=other, path="x.py", contents_manager=None)
+    assert other == {"type": "file", "content": "print(1)"}
 
 
 def test_refusals(capsys, tmp_path, monkeypatch):

@@ -12,13 +12,25 @@ def test_minimize_reports_progress_and_keeps_three_events(store):
     timeline = TraceView(store, TRACE)
     view = MinimizeView(store, TRACE, rules=RULES, rule="approval-before-archive",
                         trace_view=timeline)
+    during = []   # what the user sees at each oracle call: the button, the bars
+    view.observe(lambda _: during.append((view.run_button.disabled,
+                                          view.run_button.description,
+                                          view.size_bar.value, view.size_label.value)),
+                 names=["calls"])
     result = view.run()
     assert result is not None and view.result is result and view.error == ""
     assert (len(result.kept_event_ids), result.oracle_calls, result.one_minimal) == (3, 3, True)
+    assert [d[:2] for d in during] == [(True, "minimizing…")] * 3
+    assert during[-1][2:] == (11, "11 of 14 events removed")
+    assert not view.run_button.disabled and view.run_button.description == "Minimize"
     # one progress report per oracle call: calls counted up, the smallest failing size
     assert [c for c, _ in view.history] == [1, 2, 3]
     assert view.history[-1] == (3, 3) and (view.calls, view.best, view.total) == (3, 3, 14)
-    assert (view.calls_bar.value, view.size_bar.value, view.size_bar.max) == (3, 3, 14)
+    # finished bars mean done: both full, green
+    assert (view.calls_bar.value, view.calls_bar.max) == (3, 3)
+    assert (view.size_bar.value, view.size_bar.max) == (11, 11)
+    assert view.calls_bar.bar_style == view.size_bar.bar_style == "success"
+    assert view.size_label.value == "done: 11 of 14 events removed, 3 kept"
     assert not view.running
     assert "minimized 4bf92f3577b3 from 14 to 3 events in 3 oracle calls, 1-minimal" in \
         view.summary_text
@@ -51,3 +63,4 @@ def test_no_such_finding_is_shown_not_raised(store):
     assert view.run() is None and view.result is None
     assert view.error.startswith("error[NO_FINDING]: ")
     assert "error[NO_FINDING]" in view.summary.value and not view.running
+    assert not view.run_button.disabled and view.size_bar.bar_style == "danger"

@@ -47,6 +47,31 @@ def test_a_changed_input_is_previewed_again_and_a_new_version_needs_a_note(store
     assert view.promote() is None
     assert view.error.startswith("error[NOTE_REQUIRED]: archive-incident/v2 differs from v1")
     assert sorted(p.name for p in (fixtures / "archive-incident").iterdir()) == ["v1"]
+    # the view names its note field, not the CLI's flag, and keeps the preview on screen
+    assert "hint: write in the note field above" in view.status_text
+    assert "--note" not in view.status_text and "wb-attention" in view.note._dom_classes
+    assert "manifest.json (preview)" in view.manifest.value and view.candidate is not None
+    view.note.value = "keep every event: the whole incident (events, manifest)"
+    result = view.promote()
+    assert result is not None and result.fixture == "archive-incident/v2", view.error
+    assert "wb-attention" not in view.note._dom_classes
+
+
+def test_promote_succeeds_on_first_press_over_the_committed_fixtures(store, tmp_path):
+    """A fresh clone: the repository's fixtures were promoted from another store (another
+    key); pressing Promote in the triage notebook finds the same content, not a new
+    version that needs a note."""
+    import shutil
+
+    from tests.support import REPO
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(REPO / "traces" / "fixtures", fixtures)
+    view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
+                       minimize="approval-before-archive", fixtures=fixtures)
+    assert "next version after v1" in view.status_text
+    view.promote_button.click()
+    assert view.error == "" and view.result is not None and not view.result.written
+    assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
 
 
 def test_refusals_are_shown_and_nothing_is_written(store, tmp_path):

@@ -17,7 +17,13 @@ SIGS = {"approval-before-archive": "3a099b3e98e81f00", "archive-owned-only": "e3
 
 def test_findings_are_grouped_by_signature(store):
     view = RuleView(store, TRACE, rules=RULES)
+    seen = []     # what the browser is sent while the run goes: at once, before the work
+    view.run_button.observe(lambda c: seen.append((c["name"], c["new"], view.status_text)),
+                            names=["disabled", "description"])
     found = view.run()
+    assert seen[0] == ("disabled", True, "running 3 rule(s) over trace 4bf92f3577b3…")
+    assert ("description", "running…", "running 3 rule(s) over trace 4bf92f3577b3…") in seen
+    assert not view.run_button.disabled and view.run_button.description == "Run rules"
     assert len(found) == 5 and view.runs == 1 and view.error == ""
     assert [(g.rule, g.signature, len(g.findings)) for g in view.groups] == [
         ("approval-before-archive", SIGS["approval-before-archive"], 2),
@@ -26,6 +32,28 @@ def test_findings_are_grouped_by_signature(store):
     assert view.status_text.startswith("5 finding(s): 4 error(s), 1 warning(s), 3 signature(s)")
     assert len(view.finding_list.options) == 5
     assert "3a099b3e" in view.groups_html.value
+
+
+def test_a_run_shows_real_progress_rule_by_rule_and_finds_what_check_finds(store):
+    from workbench.rules import check, load_rules
+
+    view = RuleView(store, TRACE, rules=RULES)
+    steps = []
+    view.progress.observe(lambda c: steps.append((c["new"], view.progress_label.value)),
+                          names=["value"])
+    found = view.run()
+    assert [v for v, _ in steps if v] == [1, 2, 3]
+    assert steps[0][1] == "rule 1 of 3: approval-before-archive…"
+    assert view.progress.bar_style == "success" and view.progress_label.value == \
+        "done: 5 finding(s)"
+    whole = check(store, load_rules(RULES), trace_ids=[TRACE], record=False).findings
+    assert [f.key() for f in found] == [f.key() for f in whole]
+    # a recorded run is one call: one run in the store
+    before = store.sql("select count(distinct run_id) as n from findings").to_pylist()[0]["n"]
+    recorded = RuleView(store, TRACE, rules=RULES, record=True)
+    assert len(recorded.run()) == 5 and recorded.progress.value == 3
+    after = store.sql("select count(distinct run_id) as n from findings").to_pylist()[0]["n"]
+    assert after == before + 1
 
 
 def test_selecting_a_finding_highlights_its_witnesses_in_the_timeline(store):
@@ -40,7 +68,8 @@ def test_selecting_a_finding_highlights_its_witnesses_in_the_timeline(store):
     assert timeline.selected == ARCHIVE_P18
     assert "archive-owned-only: archive_project p18 at step 8 came from list_projects" in \
         timeline.header.value
-    assert "witnesses: 000000000000000a, 0000000000000003" in view.detail.value
+    assert [b.description for b in view.witness_bar.children[1:]] == [
+        "step 8 · archive_project", "step 2 · list_projects"]
 
 
 def test_picking_rules_runs_only_those(store):
@@ -115,3 +144,59 @@ def test_contracts_run_beside_the_rules(store):
     assert "contract/undeclared-argument" in [g.rule for g in view.groups]
     in_memory = RuleView(store.trace(TRACE), rules=RULES, contracts=contracts)
     assert [f.key() for f in in_memory.run()] == [f.key() for f in found]
+
+
+def test_a_finding_shows_its_witnesses_condition_and_offending_value(store):
+    """Steps and names, not raw ids; the rule as written; the values the rule read, as
+    the store holds them, with the offending one marked; a witness button shows it."""
+    timeline = TraceView(store, TRACE)
+    view = RuleView(store, TRACE, rules=RULES, trace_view=timeline)
+    view.run()
+    n = next(i for i, f in enumerate(view.findings)
+             if f.rule == "archive-owned-only" and f.seq == 8)
+    view.select_finding(n)
+    facts = view.facts
+    assert facts is not None
+    assert [w.label for w in facts.witnesses] == ["step 8 · archive_project",
+                                                  "step 2 · list_projects"]
+    assert "source_where: {owner_id: {in: [team-a]}}" in facts.condition
+    offending = [(v.seq, v.path, v.value) for v in facts.values if v.offending]
+    assert (8, "args.project_id", "p18") in offending
+    assert (2, "result.items[1].owner_id", "team-b") in offending
+    assert (2, "result.items[0].owner_id", "team-a") not in offending
+    assert "the rule's condition" in view.detail.value and "wb-offending" in view.detail.value
+    assert "string(3)" not in view.detail.value           # no unlabelled shapes
+    labels = [b.description for b in view.witness_bar.children[1:]]
+    assert labels == ["step 8 · archive_project", "step 2 · list_projects"]
+    view.witness_bar.children[2].click()
+    assert timeline.selected == LIST_PROJECTS
+    # a rule that tests presence shows the value it found missing: none, and says so
+    m = next(i for i, f in enumerate(view.findings) if f.rule == "list-filters-by-owner-id")
+    view.select_finding(m)
+    assert view.facts is not None and "exists: true" in view.facts.condition
+
+
+def test_long_finding_lists_are_filtered_and_paged():
+    from .conftest import synthetic
+
+    trace = synthetic(30_000)
+    rules = ("version: 1\nrules:\n  no-failures:\n    every:\n      event: {kind: tool_call}\n"
+             "      where: {status: ok}\n")
+    view = RuleView(trace, rules=rules)
+    found = view.run()
+    failing = sum(1 for e in trace.events if e.status == "error" and e.kind == "tool_call")
+    assert len(found) == failing > 200
+    assert len(view.finding_list.options) == 100
+    assert view.page_label.value == f"1–100 of {failing:,}"
+    view.next_page.click()
+    assert view.page == 1 and view.finding_list.options[0][1] == view.listed[100]
+    view.set_page(10**6)
+    assert view.next_page.disabled and len(view.finding_list.options) == failing - 100 * view.page
+    view.filter_box.value = "Step  388"              # what a user types: one step
+    assert view.page == 0 and len(view.listed) == 1
+    assert view.findings[view.listed[0]].seq == 388
+    assert "(filtered from" in view.page_label.value
+    view.filter_box.value = "no such text"
+    assert view.listed == [] and view.page_label.value == "no finding matches"
+    view.filter_box.value = ""
+    assert len(view.listed) == failing

@@ -3,6 +3,7 @@ clicks as the browser reports them, and bounded charts for big traces."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -47,6 +48,16 @@ def test_selecting_an_event_shows_its_data_flow_in_words(store):
     assert view.table.value == ARCHIVE_P18
     sel = _data(view.chart_spec())
     assert [r["event_id"] for r in sel if r["sel"]] == [ARCHIVE_P18]
+    # the source and the parent are links: buttons that select them
+    links = [b.description for b in view.flow_bar.children]
+    assert links == ["args.project_id ← list_projects · step 2 (result.items[1].id)",
+                     "inside ops-agent · step 0"]
+    view.flow_bar.children[0].click()
+    assert view.selected == LIST_PROJECTS and "step 2 · tool_call list_projects" in \
+        view.detail_text
+    assert [b.description for b in view.flow_bar.children] == ["inside ops-agent · step 0"]
+    view.flow_bar.children[0].click()
+    assert view.selected == "0000000000000001" and view.flow_bar.children == ()
 
 
 def test_the_table_selects_like_a_click_on_a_row(store):
@@ -117,7 +128,7 @@ def test_selecting_far_into_a_big_trace_moves_the_window_to_it():
     view = TraceView(synthetic(100_000))
     view.select("e54323")
     lo, hi = view.window
-    assert lo <= 54323 <= hi and view.frame.mode == "events" and view.frame.events <= 150
+    assert lo <= 54323 <= hi and view.frame.mode == "events" and view.frame.events <= 200
     assert view.table.value == "e54323"
     assert "(args.id) came from tool2 at step 54322 (result.id)" in view.detail_text
     view.highlight(["e99998", "e3"])
@@ -145,3 +156,107 @@ def test_bad_inputs_are_refused_with_codes(store):
         TraceView(synthetic(5), trace_id="other")
     with pytest.raises(UsageError):
         TraceView("4bf92f35")  # a string is not a trace
+
+
+def _x_domain(spec: dict) -> list:
+    enc = spec["encoding"] if "encoding" in spec else spec["vconcat"][0]["layer"][0]["encoding"]
+    return enc["x"]["scale"]["domain"]
+
+
+def test_a_zoomed_window_fills_the_axis_instead_of_starting_at_zero():
+    """Steps 52,120–52,269 of a 100k trace (around 52 s in): the axis is the window's own
+    extent, so the bars span most of it (they were slivers at the right edge)."""
+    view = TraceView(synthetic(100_000))
+    view.set_window(52_120, 52_269)
+    f = view.frame
+    assert f.mode == "events" and f.events == 150
+    lo, hi = f.domain
+    assert _x_domain(view.chart_spec()) == [lo, hi]
+    assert view.chart_spec()["encoding"]["x"]["scale"]["zero"] is False
+    drawn = float(f.rows["end"].max() - f.rows["start"].min())
+    assert drawn / (hi - lo) > 0.9 and lo > 50
+    # the same in bins: a window of 10,000 steps deep into the trace
+    view.set_window(60_000, 69_999)
+    f = view.frame
+    assert f.mode == "aggregate"
+    lo, hi = f.domain
+    assert lo > 59.9 and hi < 70.1 and _x_domain(view.chart_spec()) == [lo, hi]
+
+
+def test_bins_are_stacked_and_failures_marked_only_where_they_are():
+    """Bars stack from the axis up (y0..y1 per kind, the top at the bin's count); the
+    failure strip covers the bins that hold failures and no other."""
+    from workbench.model import Event, Trace
+
+    ms = 1_000_000
+    events = [Event("t", f"e{i}", None, i, "tool_call" if i % 3 else "llm_call", "x",
+                    i * ms, i * ms + ms // 2, "error" if 5_000 <= i < 5_050 else "ok")
+              for i in range(10_000)]
+    view = TraceView(Trace.from_events(events), bins=100)
+    f = view.frame
+    assert f.mode == "aggregate" and f.bins is not None
+    tops = f.rows.groupby("bin_start")["y1"].max().sort_index().to_numpy()
+    assert list(tops) == list(f.bins.sort_values("bin_start")["events"])
+    for _, grp in f.rows.groupby("bin_start"):
+        ys = sorted(zip(grp["y0"], grp["y1"], strict=True))
+        assert ys[0][0] == 0 and all(a[1] == b[0] for a, b in itertools.pairwise(ys))
+    failing = f.bins[f.bins["errors"] > 0]
+    assert len(failing) == 1 and int(failing["seq_lo"].iloc[0]) == 5_000
+    assert float(failing["error_rate"].iloc[0]) == 0.5
+    strip = view.chart_spec()["vconcat"][1]
+    assert strip["mark"]["type"] == "rect" and "datum.errors > 0" in json.dumps(strip)
+
+
+def test_a_few_thousand_events_are_drawn_one_by_one_in_a_scrolling_box():
+    view = TraceView(synthetic(1_200))
+    assert view.frame.mode == "events" and view.frame.events == 1_200
+    assert view.chart_box.layout.max_height == "480px"
+    assert view.chart_box.layout.overflow == "auto"
+    assert "scroll the chart for the rest" in view.status.value
+    assert TraceView(synthetic(1_600)).frame.mode == "aggregate"
+
+
+def test_the_table_pages_through_the_whole_window():
+    view = TraceView(synthetic(100_000))
+    assert len(view.table.options) == 200 and view.page_label.value == "rows 1–200 of 100,000"
+    assert view.prev_page.disabled and not view.next_page.disabled
+    view.next_page.click()
+    assert view.page == 1 and view.table.options[0][1] == "e200"
+    assert view.page_label.value == "rows 201–400 of 100,000"
+    view.set_page(10_000)                         # clamped to the last page
+    assert view.page == 499 and view.next_page.disabled
+    assert view.table.options[-1][1] == "e99999"
+    view.set_window(10, 20)                       # a new window starts at its first page
+    assert view.page == 0 and view.page_label.value == "rows 1–11 of 11"
+    view.set_window(0, 99_999)
+    view.select("e1234")                          # selecting turns to the row's page
+    assert view.table.value == "e1234"
+
+
+def test_the_span_tree_folds_and_unfolds_in_the_table():
+    """Fold a turn: its nine tool calls leave the table (the row says how many), the
+    pages count what is left, selecting a folded event unfolds what hid it."""
+    view = TraceView(synthetic(100_000))
+    view.select("e1")                                # turn 1: e1 holds e2..e10
+    assert view.table.options[1][1] == "e1" and "▾" in view.table.options[1][0]
+    view.fold.click()
+    ids = [o[1] for o in view.table.options]
+    assert view.collapsed == ["e1"] and "e2" not in ids and ids[2] == "e11"
+    assert "▸" in view.table.options[1][0] and "(+9\u00a0inside)" in view.table.options[1][0]
+    view.set_window(0, 99_999)
+    view.toggle("root")                              # everything folds into the root
+    assert [o[1] for o in view.table.options] == ["root"]
+    assert view.page_label.value == "rows 1–1 of 1 (99,999 folded)"
+    view.select("e5")                                # unfolds its ancestors
+    assert "root" not in view.collapsed and "e1" not in view.collapsed
+    assert view.table.value == "e5"
+    view.toggle("e11")
+    view.unfold_all.click()
+    assert view.collapsed == []
+    # a parent cycle does not hang the fold
+    from workbench.model import Event, Trace
+    cyc = Trace.from_events([Event("c", "a", "b", 0, "tool_call", "x", 0, 1, "ok"),
+                             Event("c", "b", "a", 1, "tool_call", "y", 1, 2, "ok")])
+    v = TraceView(cyc)
+    v.toggle("a")
+    assert len(v.table.options) <= 2

@@ -4,6 +4,11 @@ The store reaches the notebooks' kernels as ``$WORKBENCH_STORE`` (an absolute pa
 so every notebook and widget reads the same store the CLI does. JupyterLab runs on
 127.0.0.1 only, with no news feed and no update check: it works offline, and the
 charts and widgets load their code from the installed packages (docs/notebooks.md).
+
+Saving a notebook strips what running it added (outputs, execution counts, widget
+state, the kernel's language details): ``strip_outputs`` is JupyterLab's pre-save hook,
+so a demo run leaves a repository's notebooks as they were committed
+(``--keep-outputs`` turns it off).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,9 +25,15 @@ from ..model import NotFoundError, UsageError
 from ..store import resolve_store_path
 from ._main import common, emit, summary
 
-__all__ = ["DEFAULT_NOTEBOOK", "lab_command", "register"]
+__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "PRE_SAVE_HOOK", "lab_command", "register",
+           "strip_notebook", "strip_outputs"]
 
 DEFAULT_NOTEBOOK = "01_triage.ipynb"
+#: the import string JupyterLab's contents manager resolves
+PRE_SAVE_HOOK = "workbench.cli._lab.strip_outputs"
+#: a Jupyter config folder added to the path: its labconfig/page_config.json turns off
+#: the news announcements plugin (no "get notified about Jupyter news?" toast offline)
+LAB_CONFIG = Path(__file__).resolve().parent / "lab_config"
 
 EPILOG = """examples:
   workbench lab                                  # notebooks/ with ./traces/store
@@ -42,23 +54,59 @@ def register(sub: Any) -> None:
                    help=f"the notebook to open (default: {DEFAULT_NOTEBOOK} when there)")
     p.add_argument("--port", type=int, default=8888, help="port (default 8888)")
     p.add_argument("--token", metavar="T",
-                   help="the access token (default: JupyterLab makes one and prints it)")
+                   help="the access token (default: a random one; the printed URL carries it; "
+                   "an empty one turns authentication off)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    p.add_argument("--keep-outputs", action="store_true",
+                   help="save notebooks with their outputs (default: a save strips "
+                   "outputs, execution counts and widget state, so git stays clean)")
     p.add_argument("--dry-run", action="store_true",
                    help="print the command and environment, start nothing")
     common(p)
     p.set_defaults(func=run)
 
 
+def strip_notebook(nb: dict[str, Any]) -> dict[str, Any]:
+    """``nb`` (a notebook as JSON, changed in place) without what running it added:
+    outputs, execution counts, cell timing, widget state, and the kernel's language
+    details beyond its name. What a user wrote (sources, cell and notebook metadata of
+    their own) is kept."""
+    for cell in nb.get("cells") or ():
+        if not isinstance(cell, dict):
+            continue
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+        meta = cell.get("metadata")
+        if isinstance(meta, dict):
+            meta.pop("execution", None)
+    meta = nb.get("metadata")
+    if isinstance(meta, dict):
+        meta.pop("widgets", None)
+        lang = meta.get("language_info")
+        if isinstance(lang, dict) and "name" in lang:
+            meta["language_info"] = {"name": lang["name"]}
+    return nb
+
+
+def strip_outputs(model: dict[str, Any], **_: Any) -> None:
+    """JupyterLab's pre-save hook: a notebook is saved stripped (``strip_notebook``)."""
+    if model.get("type") == "notebook" and isinstance(model.get("content"), dict):
+        strip_notebook(model["content"])
+
+
 def lab_command(folder: Path, notebook: str | None, port: int, token: str | None,
-                browser: bool) -> list[str]:
-    """The JupyterLab command line: loopback only, offline, opening ``notebook``."""
+                browser: bool, *, keep_outputs: bool = False) -> list[str]:
+    """The JupyterLab command line: loopback only, offline, opening ``notebook``,
+    saving notebooks without outputs unless ``keep_outputs``."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
            "--ServerApp.port_retries=0", "--LabApp.news_url=None",
            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     if notebook:
         cmd.append(f"--LabApp.default_url=/lab/tree/{notebook}")
+    if not keep_outputs:
+        cmd.append(f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}")
     if token is not None:
         cmd.append(f"--IdentityProvider.token={token}")
     if not browser:
@@ -97,11 +145,18 @@ def _check(args: argparse.Namespace) -> tuple[Path, str | None]:
 def run(args: argparse.Namespace) -> int:
     folder, notebook = _check(args)
     store = resolve_store_path(args.store).resolve()
-    cmd = lab_command(folder, notebook, args.port, args.token, not args.no_browser)
-    env = dict(os.environ, WORKBENCH_STORE=str(store))
+    # the token is chosen here, not by JupyterLab, so the URL printed below opens as is
+    token = args.token if args.token is not None else secrets.token_hex(24)
+    cmd = lab_command(folder, notebook, args.port, token, not args.no_browser,
+                      keep_outputs=args.keep_outputs)
+    env = dict(os.environ, WORKBENCH_STORE=str(store),
+               JUPYTER_CONFIG_PATH=os.pathsep.join(
+                   p for p in (str(LAB_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH")) if p))
+    url = (f"http://127.0.0.1:{args.port}/lab" + (f"/tree/{notebook}" if notebook else "")
+           + (f"?token={token}" if token else ""))
     doc = {"command": cmd, "store": str(store), "dir": str(folder), "notebook": notebook,
-           "url": f"http://127.0.0.1:{args.port}/lab" + (f"/tree/{notebook}" if notebook
-                                                         else "")}
+           "url": url, "strip_outputs": not args.keep_outputs,
+           "config_path": env["JUPYTER_CONFIG_PATH"]}
     emit(args, doc, lambda: (f"JupyterLab on {folder} with the store {store}\n"
                              f"  {doc['url']}" + ("" if args.dry_run else
                                                   "  (Ctrl-C stops it)")))

@@ -25,6 +25,8 @@ STATUS_COLORS = {"ok": "#2da44e", "error": "#cf222e", "unset": "#8c959f"}
 _ERROR = "#cf222e"
 _HIGHLIGHT = "#1b1f24"
 _SELECTED = "#0969da"
+#: pixels per event row in event mode (the view scrolls past a capped height)
+ROW = 14
 
 def enable_offline() -> None:
     """Charts without a CDN: JupyterChart's JavaScript comes bundled from vl-convert (once
@@ -36,7 +38,8 @@ def enable_offline() -> None:
 def offline_chart(chart: alt.TopLevelSpec) -> alt.JupyterChart:
     """A JupyterChart widget for ``chart``, with no code loaded from the network."""
     enable_offline()
-    return alt.JupyterChart(chart, embed_options={"actions": False})
+    # SVG: crisp at any zoom, and each mark is an element (the browser test measures them)
+    return alt.JupyterChart(chart, embed_options={"actions": False, "renderer": "svg"})
 
 
 def _scale(field: str) -> alt.Scale:
@@ -64,6 +67,12 @@ def _x_title(frame: Frame) -> str:
     return "seconds from the trace's start" if frame.axis == "time" else "step (seq)"
 
 
+def _x_scale(frame: Frame) -> alt.Scale:
+    """The window's extent, not zero to its end: a window deep into a trace fills the
+    axis."""
+    return alt.Scale(domain=list(frame.domain), zero=False, nice=False)
+
+
 def _event_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
     pick = alt.selection_point(name="pick", fields=["event_id"], on="click", empty=False)
     rows = frame.rows.copy()
@@ -77,7 +86,8 @@ def _event_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
     rows["alpha"] = [1.0 if (sel or hl or not any_hl) else 0.3
                      for sel, hl in zip(rows["sel"], rows["hl"], strict=True)]
     chart: alt.TopLevelSpec = alt.Chart(rows).mark_bar(cornerRadius=2).encode(
-        x=alt.X("start:Q", title=_x_title(frame)),
+        x=alt.X("start:Q", title=_x_title(frame), scale=_x_scale(frame),
+                axis=alt.Axis(orient="top")),
         x2="end:Q",
         y=alt.Y("label:N", sort=None, title=None,
                 axis=alt.Axis(labelFont="monospace", labelLimit=360, labelFontSize=11)),
@@ -86,28 +96,38 @@ def _event_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
         strokeWidth=alt.StrokeWidth("weight:Q", scale=None, legend=None),
         opacity=alt.Opacity("alpha:Q", scale=None, legend=None),
         tooltip=["seq:Q", "kind:N", "name:N", "status:N", "duration_ms:Q", "event_id:N"],
-    ).add_params(pick).properties(width=width, height=alt.Step(16))
+    ).add_params(pick).properties(width=width, height=alt.Step(ROW))
     return chart
 
 
 def _bin_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
     zoom = alt.selection_point(name="zoom", fields=["seq_lo", "seq_hi"], on="click",
                                empty=False)
-    x = alt.X("bin_start:Q", title=_x_title(frame))
+    x = alt.X("bin_start:Q", title=_x_title(frame), scale=_x_scale(frame))
+    # stacked in the data (y0, y1): bars from the axis up, one segment per colour value
     bars = alt.Chart(frame.rows).mark_bar().encode(
-        x=x, x2="bin_end:Q", y=alt.Y("count:Q", stack="zero", title="events"),
+        x=x, x2="bin_end:Q", y=alt.Y("y0:Q", title="events"), y2="y1:Q",
         color=alt.Color(f"{color}:N", scale=_scale(color),
                         legend=_legend(color, frame.rows[color])),
         tooltip=["seq_lo:Q", "seq_hi:Q", f"{color}:N", "count:Q"],
-    ).add_params(zoom)
+    ).add_params(zoom).properties(width=width, height=170)
     assert frame.bins is not None
     marks = alt.Chart(frame.bins)
-    errors = marks.transform_filter("datum.errors > 0").mark_tick(
-        color=_ERROR, thickness=2, size=10).encode(
-        x="bin_start:Q", y=alt.value(-6),
-        tooltip=["seq_lo:Q", "seq_hi:Q", "errors:Q"])
+    # failures where they are: a strip under the bars, each bin as red as its error rate
+    strip = marks.transform_filter("datum.errors > 0").mark_rect(color=_ERROR).encode(
+        x=alt.X("bin_start:Q", scale=_x_scale(frame), title=None,
+                axis=alt.Axis(labels=False, ticks=False, domain=False)),
+        x2="bin_end:Q",
+        opacity=alt.Opacity("error_rate:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]),
+                            legend=None),
+        tooltip=["seq_lo:Q", "seq_hi:Q", "errors:Q", "events:Q"],
+    ).properties(width=width, height=10, title=alt.TitleParams(
+        "failures (red: the bin's error rate)", fontSize=10, fontWeight="normal",
+        anchor="start", color="#57606a"))
     hl = marks.transform_filter("datum.hl > 0").mark_point(
         shape="triangle-down", filled=True, color=_HIGHLIGHT, size=60).encode(
-        x="bin_start:Q", y=alt.value(-14), tooltip=["seq_lo:Q", "seq_hi:Q", "hl:Q"])
-    layered: alt.TopLevelSpec = alt.layer(bars, errors, hl).properties(width=width, height=180)
-    return layered
+        x=alt.X("bin_start:Q", scale=_x_scale(frame)), y=alt.value(-8),
+        tooltip=["seq_lo:Q", "seq_hi:Q", "hl:Q"])
+    top = alt.layer(bars, hl)
+    chart: alt.TopLevelSpec = alt.vconcat(top, strip, spacing=4).resolve_scale(x="shared")
+    return chart

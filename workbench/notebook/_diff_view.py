@@ -4,16 +4,21 @@ Traces go through ``diff_traces`` (what ``workbench diff`` runs) and the page of
 ``workbench diff --html`` — A and B side by side, changed fields highlighted, moved
 events marked with their verdict — shown in a frame of its own, so its styles stay
 inside it. A list of the changes picks one to read in full (every changed path, old
-and new). A shadow run (``shadow(...)``, as ``workbench shadow`` runs it) is shown one
-mismatched fixture at a time: the changed paths, and both canonical outputs (the
-``NAME.old``/``NAME.new`` text) side by side with the differing lines marked.
+and new) and scrolls the page to its row. A shadow run (``shadow(...)``, as
+``workbench shadow`` runs it) is shown one mismatched fixture at a time, grouped by the
+set of paths that changed (list indices as ``[*]``), so a second regression is a group
+of its own rather than one of many near-identical rows: the changed paths, and both
+canonical outputs (the ``NAME.old``/``NAME.new`` text) side by side with the differing
+lines marked.
 """
 
 from __future__ import annotations
 
 import difflib
 import html
+import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +47,21 @@ from ._view import View
 __all__ = ["DiffView"]
 
 _FRAME_HEIGHT = 460
+_INDEX = re.compile(r"\[\d+\]")
+# scrolls the page to the row of the picked change and outlines it (A and B steps;
+# None matches an empty cell); runs inside the frame only (sandboxed, no same origin)
+_SCROLL = """<script>(function(){{var want={want};
+var rows=document.querySelectorAll('tr');for(var i=0;i<rows.length;i++){{
+var c=rows[i].querySelectorAll('td.seq');if(c.length<2)continue;
+var a=c[0].textContent,b=c[1].textContent;
+if((want[0]===null?a==='':a===String(want[0]))&&(want[1]===null?b==='':b===String(want[1]))){{
+rows[i].style.outline='3px solid #0969da';rows[i].scrollIntoView({{block:'center'}});break;}}}}
+}})();</script>"""
+
+
+def path_group(paths: list[PathChange]) -> tuple[str, ...]:
+    """The set of changed paths with list indices as ``[*]``: what groups mismatches."""
+    return tuple(sorted({_INDEX.sub("[*]", p.path) for p in paths}))
 
 
 def _canon(canon: Canon | str | os.PathLike[str] | None) -> Canon:
@@ -59,9 +79,8 @@ def paths_table(paths: tuple[PathChange, ...] | list[PathChange],
         new = "(absent)" if p.change == "removed" else render_value(p.new, 200)
         rows.append(f"<tr><td>{esc(p.path)}</td><td><del>{esc(old)}</del></td>"
                     f"<td><ins>{esc(new)}</ins></td><td>{esc(p.change)}</td></tr>")
-    return (f"<table class=wb><tr><th>path</th><th>{esc(sides[0])}</th><th>{esc(sides[1])}"
-            "</th><th></th></tr>"
-            + "".join(rows) + "</table>")
+    return (f"<div class=wb-scroll><table class=wb><tr><th>path</th><th>{esc(sides[0])}</th>"
+            f"<th>{esc(sides[1])}</th><th></th></tr>" + "".join(rows) + "</table></div>")
 
 
 def side_by_side(old: str, new: str) -> str:
@@ -88,6 +107,11 @@ class DiffView(View):
     ``selected`` (index into them), and ``diff`` (the ``TraceDiff``) or ``shadow_result``."""
 
     selected = t.Int(None, allow_none=True)
+    #: a shadow run's mismatches grouped by changed paths, and their fixtures in list order
+    groups: list[tuple[tuple[str, ...], list[FixtureResult]]]
+    fixtures: list[str]
+    _html: str
+    _anchors: list[tuple[int | None, int | None]]
 
     def __init__(self, a: Trace, b: Trace, *, canon: Canon | str | os.PathLike[str] | None
                  = None, rules: RuleSet | str | os.PathLike[str] | None = None) -> None:
@@ -97,9 +121,12 @@ class DiffView(View):
         self.diff: TraceDiff | None = diff_traces(a, b, _canon(canon), ruleset)
         self.shadow_result: ShadowResult | None = None
         self.canon = _canon(canon)
-        self._build([(label, detail) for label, detail in self._trace_entries(self.diff)],
-                    self._trace_summary(self.diff),
-                    self._frame(render_html(self.diff, a, b)))
+        self.groups, self.fixtures = [], []
+        entries = self._trace_entries(self.diff)
+        self._html = render_html(self.diff, a, b)
+        self._anchors = [anchor for _, _, anchor in entries]
+        self._build([(label, detail) for label, detail, _ in entries],
+                    self._trace_summary(self.diff), self._frame(self._html))
 
     @classmethod
     def from_shadow(cls, result: ShadowResult,
@@ -108,11 +135,27 @@ class DiffView(View):
         self = cls.__new__(cls)
         View.__init__(self)
         self.diff, self.shadow_result, self.canon = None, result, _canon(canon)
-        entries = [(f"{r.status:<8} {r.fixture}  ({len(r.paths)} path(s))", self._fixture(r))
-                   for r in result.mismatches]
+        self._html, self._anchors = "", []
+        by_group: dict[tuple[str, ...], list[FixtureResult]] = {}
+        for r in result.mismatches:
+            by_group.setdefault(path_group(r.paths), []).append(r)
+        self.groups = list(by_group.items())
+        self.fixtures = [r.fixture for _, rs in self.groups for r in rs]
+        entries = [(f"#{g} {r.status:<8} {r.fixture}  ({len(r.paths)} path(s))",
+                    self._fixture(r))
+                   for g, (_, rs) in enumerate(self.groups, 1) for r in rs]
         same = len(result.results) - len(result.mismatches)
+        rows = "".join(
+            f"<tr><td>#{g}</td><td>{len(rs)}</td><td>{esc(', '.join(paths) or '(none)')}"
+            f"</td><td>{esc(', '.join(r.fixture for r in rs[:3]))}"
+            f"{' …' if len(rs) > 3 else ''}</td></tr>"
+            for g, (paths, rs) in enumerate(self.groups, 1))
+        groups = ("<div class=wb-scroll><table class='wb wb-groups'><tr><th>group</th>"
+                  "<th>fixtures</th><th>changed paths</th><th>e.g.</th></tr>" + rows
+                  + "</table></div>" if self.groups else "")
         summary = (f"<div><b>{len(result.results)} fixture(s)</b>: {same} same, "
-                   f"{len(result.mismatches)} mismatch(es)</div>")
+                   f"{len(result.mismatches)} mismatch(es) in {len(self.groups)} group(s) "
+                   f"of changed paths</div>{groups}")
         self._build(entries, summary, "")
         return self
 
@@ -123,7 +166,7 @@ class DiffView(View):
         self.summary = w.HTML(f"<div class=wb-view>{summary}</div>")
         self.changes = w.Select(options=[(lbl.replace(" ", "\u00a0"), n)
                                          for n, lbl in enumerate(self.entries)],
-                                rows=min(8, max(2, len(entries))),
+                                value=None, rows=min(8, max(2, len(entries))),
                                 layout=w.Layout(width="100%"))
         self.changes.add_class("wb-mono")
         self.detail = w.HTML("<div class=wb-muted>select a change to read it in full</div>"
@@ -137,8 +180,12 @@ class DiffView(View):
         self.widget.add_class("wb-diff")
 
     @staticmethod
-    def _frame(page: str) -> str:
-        return (f"<iframe title='trace diff' srcdoc=\"{html.escape(page, quote=True)}\" "
+    def _frame(page: str, anchor: tuple[int | None, int | None] | None = None) -> str:
+        if anchor is not None:
+            page = page.replace("</body>", _SCROLL.format(want=json.dumps(list(anchor)))
+                                + "</body>", 1)
+        return (f"<iframe title='trace diff' sandbox='allow-scripts' "
+                f"srcdoc=\"{html.escape(page, quote=True)}\" "
                 f"style='width:100%;height:{_FRAME_HEIGHT}px;border:1px solid #d0d7de;"
                 "border-radius:4px'></iframe>")
 
@@ -154,27 +201,29 @@ class DiffView(View):
                 f"{len(d.added)} added, {len(d.removed)} removed, {len(d.reordered)} "
                 f"reordered ({d.aligned} aligned){esc(found)}")
 
-    def _trace_entries(self, d: TraceDiff) -> list[tuple[str, str]]:
-        out = []
+    def _trace_entries(self, d: TraceDiff
+                       ) -> list[tuple[str, str, tuple[int | None, int | None]]]:
+        """(label, detail, the row's A and B steps) of every change."""
+        out: list[tuple[str, str, tuple[int | None, int | None]]] = []
         for c in d.changed:
             out.append((f"~ step {c.a.seq:>4} → {c.b.seq:<4} {c.b.kind} {c.b.name}  "
                         f"({len(c.paths)} path(s))",
                         f"<div><b>{esc(c.b.kind)} {esc(c.b.name)}</b>: A step {c.a.seq} → "
-                        f"B step {c.b.seq}</div>" + paths_table(c.paths)))
+                        f"B step {c.b.seq}</div>" + paths_table(c.paths), (c.a.seq, c.b.seq)))
         for r in d.reordered:
             past = ", ".join(f"{x.name}@{x.seq}" for x in r.crossed[:8])
             why = f"{r.verdict}: {', '.join(r.rules)}" if r.rules else r.verdict
             out.append((f"↕ step {r.a.seq:>4} → {r.b.seq:<4} {r.b.kind} {r.b.name}  [{why}]",
                         f"<div><b>{esc(r.b.name)}</b> moved from A step {r.a.seq} to B step "
-                        f"{r.b.seq}, past {esc(past)}: <b>{esc(why)}</b></div>"))
+                        f"{r.b.seq}, past {esc(past)}: <b>{esc(why)}</b></div>", (None, r.b.seq)))
         for e in d.added:
             out.append((f"+ step {e.seq:>4}        {e.kind} {e.name}  (only in B)",
                         f"<div><b>{esc(e.name)}</b> ({esc(e.kind)}) at B step {e.seq} is "
-                        "only in B</div>"))
+                        "only in B</div>", (None, e.seq)))
         for e in d.removed:
             out.append((f"- step {e.seq:>4}        {e.kind} {e.name}  (only in A)",
                         f"<div><b>{esc(e.name)}</b> ({esc(e.kind)}) at A step {e.seq} is "
-                        "only in A</div>"))
+                        "only in A</div>", (e.seq, None)))
         return out
 
     def _fixture(self, r: FixtureResult) -> str:
@@ -200,6 +249,12 @@ class DiffView(View):
             raise IndexError(f"no entry {index}: the view has {len(self.entries)}")
         self.selected = index
 
+    def select_fixture(self, name: str) -> None:
+        """Show the mismatch of fixture ``name`` (a shadow run's view)."""
+        if name not in self.fixtures:
+            raise KeyError(f"no mismatched fixture {name!r}")
+        self.select(self.fixtures.index(name))
+
     @property
     def detail_text(self) -> str:
         return plain_text(self.detail.value)
@@ -214,3 +269,5 @@ class DiffView(View):
             self.changes.value = n
         self.detail.value = ("" if n is None else
                              f"<div class=wb-view>{self._details[n]}</div>")
+        if self._html:   # the page scrolled to the change's row (the frame reloads)
+            self.page.value = self._frame(self._html, None if n is None else self._anchors[n])

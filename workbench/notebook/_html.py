@@ -20,10 +20,19 @@ _MAX_JSON = 20_000  # characters of one JSON block shown; the library has the re
 STYLE = """<style>
 .wb-view{font-size:13px}
 .wb-view pre{margin:2px 0 6px;padding:6px;background:#f6f8fa;border-radius:4px;
-  white-space:pre-wrap;overflow-wrap:anywhere;max-height:260px;overflow:auto;font-size:12px}
-.wb-view table.wb{border-collapse:collapse;margin:4px 0}
+  white-space:pre-wrap;overflow-wrap:break-word;max-height:260px;overflow:auto;font-size:12px}
+.wb-view table.wb{border-collapse:collapse;margin:4px 0;max-width:100%}
 .wb-view table.wb td,.wb-view table.wb th{border:1px solid #d0d7de;padding:2px 6px;
-  text-align:left;vertical-align:top;font-size:12px;overflow-wrap:anywhere}
+  text-align:left;vertical-align:top;font-size:12px;line-height:1.35;word-break:normal;
+  overflow-wrap:break-word}
+.wb-view table.wb th{white-space:nowrap}
+.wb-view .wb-scroll{max-width:100%;overflow-x:auto}
+.wb-view .widget-select,.wb-view .widget-textarea,.wb-view .widget-text,
+.wb-view .widget-html,.wb-view .widget-box{max-width:calc(100% - 4px)}
+.wb-view .widget-html-content{min-width:0}
+.wb-view tr.wb-offending td{background:#fff8c5;font-weight:600}
+.wb-view .wb-cols{display:flex;flex-wrap:wrap;gap:12px}
+.wb-view .wb-cols>div{flex:1 1 320px;min-width:0}
 .wb-view table.wb-full{width:100%;table-layout:fixed}
 .wb-view table.wb th{background:#f6f8fa}
 .wb-view .wb-muted{color:#57606a}
@@ -34,6 +43,7 @@ STYLE = """<style>
 .wb-view .wb-token{background:#ddf4ff;border-radius:3px}
 .wb-view del{background:#ffcecb;text-decoration:none}
 .wb-view ins{background:#aceebb;text-decoration:none}
+.wb-attention input{outline:2px solid #cf222e;outline-offset:-1px}
 .wb-mono select,.wb-mono textarea{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
   font-size:12px}
 </style>"""
@@ -105,4 +115,6 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
         cls = classes[n] if classes is not None else None
         attr = f" class={cls}" if cls else ""
         body.append(f"<tr{attr}>" + "".join(f"<td>{esc(v)}</td>" for v in row) + "</tr>")
-    return f"<table class=wb><tr>{head}</tr>{''.join(body)}</table>"
+    # a table wider than the view scrolls inside its own box: nothing is clipped
+    return (f"<div class=wb-scroll><table class=wb><tr>{head}</tr>{''.join(body)}</table>"
+            "</div>")

@@ -23,7 +23,7 @@ from ..store import Store
 from ._html import STYLE, esc, table
 from ._source import TraceSource
 from ._trace_view import TraceView, plain_text
-from ._view import View
+from ._view import View, busy
 
 __all__ = ["MinimizeView"]
 
@@ -66,7 +66,7 @@ class MinimizeView(View):
         self.run_button.on_click(lambda _: self.run())
         self.calls_bar = w.IntProgress(0, min=0, max=10, description="oracle calls",
                                        style={"description_width": "110px"})
-        self.size_bar = w.IntProgress(0, min=0, max=1, description="smallest failing",
+        self.size_bar = w.IntProgress(0, min=0, max=1, description="events removed",
                                       style={"description_width": "110px"})
         self.label = w.Label("")
         self.size_label = w.Label("")
@@ -75,8 +75,10 @@ class MinimizeView(View):
         self.widget = w.VBox([w.HTML(STYLE),
                               w.HBox([self.rule_picker, self.finding_box, self.budget,
                                       self.run_button], layout=w.Layout(flex_flow="row wrap")),
-                              w.HBox([self.calls_bar, self.label]),
-                              w.HBox([self.size_bar, self.size_label]), self.summary,
+                              w.HBox([self.calls_bar, self.label],
+                                     layout=w.Layout(flex_flow="row wrap")),
+                              w.HBox([self.size_bar, self.size_label],
+                                     layout=w.Layout(flex_flow="row wrap")), self.summary,
                               self.kept])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-minimize")
@@ -86,10 +88,18 @@ class MinimizeView(View):
         """Minimize for the picked rule and finding; the result, or None on an error
         (shown in the view and in ``error``)."""
         self.error, self.history, self.result, self.stored = "", [], None, None
+        self.label.value, self.summary.value, self.kept.value = "reading the trace…", "", ""
+        self.running = True
+        try:
+            with busy([self.run_button], "minimizing…"):
+                return self._run()
+        finally:
+            self.running = False
+
+    def _run(self) -> MinimizeResult | None:
         trace = self.source.trace()
         self.total = len(trace)
         self._reset_bars()
-        self.running = True
         try:
             rule = pick_rule(self.rules, self.rule_picker.value)
             result = minimize(trace, rule, finding=self.finding_box.value,
@@ -101,10 +111,9 @@ class MinimizeView(View):
             self.error = error_text(exc).split("\n")[0]  # quoted input masked
             hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
             self.summary.value = f"<div class=wb-err>{esc(self.error)}</div>{hint}"
-            self.kept.value = ""
+            self.kept.value = self.label.value = ""
+            self.calls_bar.bar_style = self.size_bar.bar_style = "danger"
             return None
-        finally:
-            self.running = False
         self.result = result
         self._show(result)
         return result
@@ -117,10 +126,12 @@ class MinimizeView(View):
     def _reset_bars(self) -> None:
         self.calls_bar.max = self.budget.value or 10
         self.calls_bar.value = 0
-        self.size_bar.max = max(1, self.total)
-        self.size_bar.value = self.total
-        self.label.value = "running…"
-        self.size_label.value = f"{self.total:,} of {self.total:,} events"
+        # the second bar fills as events are removed: at most all but one can go
+        self.size_bar.max = max(1, self.total - 1)
+        self.size_bar.value = 0
+        self.calls_bar.bar_style = self.size_bar.bar_style = "info"
+        self.label.value = "running: the first oracle calls…"
+        self.size_label.value = f"0 of {self.total:,} events removed"
         self.summary.value = self.kept.value = ""
 
     def _progress(self, p: MinimizeProgress) -> None:
@@ -129,13 +140,23 @@ class MinimizeView(View):
         while p.calls > self.calls_bar.max:
             self.calls_bar.max *= 2  # no budget: the bar's end moves as calls come
         self.calls_bar.value = p.calls
-        self.size_bar.value = p.best or p.total
-        self.size_label.value = f"{p.best or p.total:,} of {p.total:,} events"
+        self.size_bar.value = min(self.size_bar.max, p.total - (p.best or p.total))
+        self.size_label.value = f"{p.total - (p.best or p.total):,} of {p.total:,} events removed"
         best = f"smallest failing {p.best:,} of {p.total:,} events" if p.best else \
             "no failing candidate yet"
         self.label.value = f"{p.phase}: {p.calls:,} calls, {best}, {p.seconds:.1f}s"
 
     def _show(self, r: MinimizeResult) -> None:
+        # finished bars are full: the calls made, and every event that could go, gone
+        self.calls_bar.max = max(1, r.oracle_calls)
+        self.calls_bar.value = r.oracle_calls
+        removed = len(r.source) - len(r.kept_event_ids)
+        self.size_bar.max = max(1, removed)
+        self.size_bar.value = self.size_bar.max
+        self.calls_bar.bar_style = self.size_bar.bar_style = "success"
+        self.label.value = f"done: {r.oracle_calls:,} oracle calls"
+        self.size_label.value = (f"done: {removed:,} of {len(r.source):,} events removed, "
+                                 f"{len(r.kept_event_ids):,} kept")
         proof = ("1-minimal (verified)" if r.one_minimal else
                  f"NOT proven 1-minimal ({r.stopped or 'final re-test passed'})")
         stored = (f"<div class=wb-muted>stored as {esc(r.trace_id)} (derived from "

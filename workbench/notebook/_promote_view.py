@@ -34,12 +34,17 @@ from ._html import STYLE, esc, json_block, table
 from ._redact_view import redaction_key_for
 from ._source import TraceSource
 from ._trace_view import plain_text
-from ._view import View
+from ._view import View, busy
 
 __all__ = ["PromoteView"]
 
 _NO_MINIMIZE = "(keep every event)"
 _PREVIEW_EVENTS = 12
+
+
+def _wrap() -> w.Layout:
+    """A row that wraps in a narrow window instead of clipping."""
+    return w.Layout(flex_flow="row wrap")
 
 
 class PromoteView(View):
@@ -64,10 +69,11 @@ class PromoteView(View):
         self.result: PromoteResult | None = None
         ids = [r.id for r in self.rules]
         self.name = w.Text(name, description="name", continuous_update=False,
-                           layout=w.Layout(width="360px"))
+                           layout=w.Layout(width="360px", max_width="100%"))
         self.minimize = w.Dropdown(options=[_NO_MINIMIZE, *ids],
                                    value=minimize if minimize is not None else _NO_MINIMIZE,
-                                   description="minimize", layout=w.Layout(width="420px"))
+                                   description="minimize",
+                                   layout=w.Layout(width="420px", max_width="100%"))
         self.policy = w.Textarea(_policy_text(policy), rows=4, continuous_update=False,
                                  layout=w.Layout(width="100%"),
                                  placeholder="empty: the default policy — keep what the "
@@ -94,9 +100,9 @@ class PromoteView(View):
                     self.allow_clean):
             box.observe(self._on_input, names=["value"])
         self.widget = w.VBox([
-            w.HTML(STYLE), w.HBox([self.name, self.minimize]), self.fixtures,
+            w.HTML(STYLE), w.HBox([self.name, self.minimize], layout=_wrap()), self.fixtures,
             w.Accordion([self.policy], titles=("promotion policy (YAML)",)), self.note,
-            w.HBox([self.allow_clean, self.preview_button, self.promote_button]),
+            w.HBox([self.allow_clean, self.preview_button, self.promote_button], layout=_wrap()),
             self.status, self.manifest, self.events])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-promote")
@@ -107,17 +113,22 @@ class PromoteView(View):
     def preview(self) -> Candidate | None:
         """What would be written, checked; None when promotion would be refused."""
         self.error, self.candidate = "", None
+        self.status.value = "<div class=wb-muted>previewing: minimize, policy, checks…</div>"
         try:
-            check_name(self.name.value)
-            cand = prepare(self.source.trace(), self.rules, self.name.value, key=self.key,
-                           policy=self._policy(), minimize_rule=self._minimize_rule(),
-                           allow_clean=self.allow_clean.value)
+            with busy([self.preview_button, self.promote_button], "previewing…"):
+                check_name(self.name.value)
+                cand = self._prepare()
         except WorkbenchError as exc:
             self._fail(exc)
             return None
         self.candidate, self.stale = cand, False
         self._show_candidate(cand)
         return cand
+
+    def _prepare(self) -> Candidate:
+        return prepare(self.source.trace(), self.rules, self.name.value, key=self.key,
+                       policy=self._policy(), minimize_rule=self._minimize_rule(),
+                       allow_clean=self.allow_clean.value)
 
     def promote(self) -> PromoteResult | None:
         """Write the previewed fixture as its next version (previewing first if an input
@@ -127,11 +138,18 @@ class PromoteView(View):
         if cand is None:
             return None
         try:
-            result = write_version(Path(self.fixtures.value), cand,
-                                   note=self.note.value or None)
+            with busy([self.promote_button, self.preview_button], "writing…"):
+                result = write_version(Path(self.fixtures.value), cand,
+                                       note=self.note.value or None)
         except WorkbenchError as exc:
-            self._fail(exc)
+            if exc.code == "NOTE_REQUIRED":  # the view's words: the field, not --note
+                exc.hint = ("write in the note field above why this version exists, naming "
+                            "each changed field (or a prefix of it, e.g. `result`; `events` "
+                            "or `rules` for all of them), then press Promote again")
+                self.note.add_class("wb-attention")
+            self._fail(exc, keep_preview=True)  # the preview is still what would be written
             return None
+        self.note.remove_class("wb-attention")
         self.result = result
         verb = "wrote" if result.written else "unchanged: already holds this content:"
         self.status.value = (f"<div class=wb-view><b class=wb-ok>{esc(verb)} "
@@ -153,11 +171,12 @@ class PromoteView(View):
         value = self.minimize.value
         return None if value == _NO_MINIMIZE else str(value)
 
-    def _fail(self, exc: WorkbenchError) -> None:
+    def _fail(self, exc: WorkbenchError, *, keep_preview: bool = False) -> None:
         self.error = error_text(exc).split("\n")[0]  # quoted input masked
         hint = f"<div class=wb-muted>hint: {esc(exc.hint)}</div>" if exc.hint else ""
         self.status.value = f"<div class='wb-view wb-err'>{esc(self.error)}</div>{hint}"
-        self.manifest.value = self.events.value = ""
+        if not keep_preview:
+            self.manifest.value = self.events.value = ""
 
     def _on_input(self, change: Any) -> None:
         self.stale = True

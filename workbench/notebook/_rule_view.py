@@ -10,6 +10,7 @@ instead of raising, so the user can fix the text and run again.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,16 +19,19 @@ import ipywidgets as w
 import traitlets as t
 
 from ..contracts import ToolSet, calls_of, check_calls, check_contracts, read_tools
-from ..model import Trace, WorkbenchError
+from ..model import Event, NotFoundError, Trace, WorkbenchError
 from ..redact import error_text
 from ..rules import Finding, RuleSet, check, check_trace, parse_rules
 from ..store import Store
-from ._html import STYLE, esc, json_block, table
+from ._finding import FindingFacts, finding_facts
+from ._html import STYLE, esc, table
 from ._source import TraceSource
 from ._trace_view import TraceView, plain_text
-from ._view import View
+from ._view import View, busy
 
 __all__ = ["FindingGroup", "RuleView"]
+
+PAGE = 100  # findings listed at once; the pager walks the rest
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ class RuleView(View):
     selected = t.Int(None, allow_none=True)
     error = t.Unicode("")
     runs = t.Int(0)
+    query = t.Unicode("")     # the list's filter: words every listed finding contains
+    page = t.Int(0)
 
     def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
                  rules: str | os.PathLike[str] | RuleSet,
@@ -108,18 +114,42 @@ class RuleView(View):
                                    icon="play")
         self.run_button.on_click(lambda _: self.run())
         self.status = w.HTML()
+        # real progress: one step per rule (and the contracts), as each one finishes
+        self.progress = w.IntProgress(0, min=0, max=1, layout=w.Layout(
+            width="240px", visibility="hidden"))
+        self.progress_label = w.Label("")
         self.groups_html = w.HTML()
-        self.finding_list = w.Select(options=[], rows=6, layout=w.Layout(width="100%"))
+        self.finding_list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
         self.finding_list.add_class("wb-mono")
         self.finding_list.add_class("wb-findings")
         self.finding_list.observe(self._on_pick, names=["value"])
+        # long lists: a filter (rule, step, text, signature) and pages of PAGE findings
+        self.filter_box = w.Text(placeholder="filter: rule, step 8, text, signature…",
+                                 continuous_update=False, layout=w.Layout(width="320px"))
+        w.link((self.filter_box, "value"), (self, "query"))
+        self.prev_page = w.Button(description="◀", layout=w.Layout(width="40px"))
+        self.next_page = w.Button(description="▶", layout=w.Layout(width="40px"))
+        self.page_label = w.Label("")
+        self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
+        self.next_page.on_click(lambda _: self.set_page(self.page + 1))
+        self.list_bar = w.HBox([self.filter_box, self.prev_page, self.page_label,
+                                self.next_page], layout=w.Layout(flex_flow="row wrap"))
+        self.observe(lambda _: self._list(reset=True), names=["query"])
+        self.observe(lambda _: self._list(), names=["page"])
+        self._labels: list[str] = []
+        self._order: list[int] = []     # findings in list order (by signature group)
+        self._shown: list[int] = []
+        self.facts: FindingFacts | None = None   # the selected finding's, for code
         self.detail = w.HTML()
+        self.witness_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
         self.editor.observe(lambda _: self._load(), names=["value"])
         self.observe(self._on_selected, names=["selected"])
         self.widget = w.VBox([w.HTML(STYLE),
                               w.Accordion([self.editor], titles=("rules (YAML)",)),
-                              w.HBox([self.picker, self.run_button]), self.status,
-                              self.groups_html, self.finding_list, self.detail])
+                              w.HBox([self.picker, self.run_button]),
+                              w.HBox([self.progress, self.progress_label]), self.status,
+                              self.groups_html, self.list_bar, self.finding_list,
+                              self.witness_bar, self.detail])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-rules")
         self._load()
@@ -142,15 +172,32 @@ class RuleView(View):
             return []
         if self.picker.value:
             ruleset = ruleset.only(list(self.picker.value))
+        where = (f"trace {self.trace_source.trace_id[:12]}" if self.trace_source is not None
+                 else "every trace of the store")
+        self.status.value = (f"<div class=wb-muted>running {len(ruleset)} rule(s) over "
+                             f"{esc(where)}…</div>")
         try:
-            self.findings = self._check(ruleset)
+            with busy([self.run_button]):
+                self.findings = self._check(ruleset)
         except WorkbenchError as exc:
+            self.progress.bar_style = "danger"
+            self.progress_label.value = ""
             self._fail(exc)
             return []
         self.groups = group(self.findings)
         self.runs += 1
         self._show(ruleset)
         return self.findings
+
+    def set_page(self, page: int) -> None:
+        """Show page ``page`` (0-based, clamped) of the listed findings."""
+        last = max(0, (len(self._shown) - 1) // PAGE)
+        self.page = max(0, min(page, last))
+
+    @property
+    def listed(self) -> list[int]:
+        """Indices into ``findings`` that pass the filter (every page)."""
+        return list(self._shown)
 
     def select_finding(self, index: int | None) -> None:
         """Show finding ``index`` of the last run and highlight its witnesses."""
@@ -184,17 +231,48 @@ class RuleView(View):
         return self.ruleset
 
     def _check(self, ruleset: RuleSet) -> list[Finding]:
+        """The findings, rule by rule so the bar shows real progress (a recorded run is
+        one call: one run in the store); contracts last."""
+        steps = len(ruleset) + (1 if self.tools else 0)
+        self.progress.max, self.progress.value = max(1, steps), 0
+        self.progress.bar_style = "info"
+        self.progress.layout.visibility = "visible"
         if self.trace_source is not None and self.trace_source.store is None:
             trace = self.trace_source.trace()
-            found = check_trace(trace, ruleset)
-            return found + (check_calls(calls_of(trace), self.tools) if self.tools else [])
-        assert self.store is not None
-        ids = [self.trace_source.trace_id] if self.trace_source is not None else None
-        found = check(self.store, ruleset, trace_ids=ids, record=self.record).findings
-        if self.tools:
-            found += check_contracts(self.store, self.tools, trace_ids=ids,
-                                     record=self.record).findings
+            found = self._by_rule(ruleset, lambda rs: check_trace(trace, rs))
+            if self.tools:
+                self._step("tool contracts")
+                found += check_calls(calls_of(trace), self.tools)
+        else:
+            assert self.store is not None
+            store = self.store
+            ids = [self.trace_source.trace_id] if self.trace_source is not None else None
+            if self.record:
+                self._step(f"{len(ruleset)} rule(s), recorded as one run")
+                found = check(store, ruleset, trace_ids=ids, record=True).findings
+                self.progress.value = len(ruleset)
+            else:
+                found = self._by_rule(ruleset, lambda rs: check(
+                    store, rs, trace_ids=ids, record=False).findings)
+            if self.tools:
+                self._step("tool contracts")
+                found += check_contracts(store, self.tools, trace_ids=ids,
+                                         record=self.record).findings
+        self.progress.value = self.progress.max
+        self.progress.bar_style = "success"
+        self.progress_label.value = f"done: {len(found):,} finding(s)"
         return found
+
+    def _by_rule(self, ruleset: RuleSet, run: Any) -> list[Finding]:
+        found: list[Finding] = []
+        for r in ruleset:
+            self._step(f"rule {self.progress.value + 1} of {len(ruleset)}: {r.id}")
+            found += run(ruleset.only([r.id]))
+            self.progress.value += 1
+        return found
+
+    def _step(self, text: str) -> None:
+        self.progress_label.value = f"{text}…"
 
     def _fail(self, exc: WorkbenchError) -> None:
         self.error = error_text(exc).split("\n")[0]  # quoted input masked
@@ -213,17 +291,45 @@ class RuleView(View):
             ["signature", "rule", "severity", "count", "example"],
             [[g.signature[:8], g.rule, g.severity, len(g.findings), g.example]
              for g in self.groups]) if self.groups else ""
-        options = []
         index = {id(f): n for n, f in enumerate(self.findings)}
+        self._order = []
+        self._labels = [""] * len(self.findings)
         for g in self.groups:
             for f in g.findings:
                 step = "-" if f.seq is None else f.seq
-                label = f"{g.signature[:8]}  {f.severity:<5}  step {step:>4}  {f.message}"
-                options.append((label.replace(" ", "\u00a0"), index[id(f)]))
-        self.finding_list.options = options
-        self.finding_list.value = None
+                n = index[id(f)]
+                self._labels[n] = (f"{g.signature[:8]}  {f.severity:<5}  step {step:>5}  "
+                                   f"{f.message}")
+                self._order.append(n)
+        self.witness_bar.children = ()
         self.detail.value = ("<div class=wb-muted>select a finding to see it and highlight its "
-                             "witness events</div>" if options else "")
+                             "witness events</div>" if self.findings else "")
+        self._list(reset=True)
+
+    def _list(self, reset: bool = False) -> None:
+        """The list: findings passing the filter, one page of them."""
+        words = " ".join(self.query.lower().split())   # case and spacing ignored
+        order = self._order
+        # a number is a whole number: "step 29" is not step 291
+        pattern = re.compile(("(?<![0-9])" if words[:1].isdigit() else "") + re.escape(words)
+                             + ("(?![0-9])" if words[-1:].isdigit() else ""))
+        self._shown = [n for n in order if pattern.search(" ".join(
+            f"{self._labels[n]} {self.findings[n].rule} {self.findings[n].signature}"
+            .lower().split()))] if words else list(order)
+        if reset and self.page:
+            self.page = 0     # comes back here through the observer
+            return
+        first = self.page * PAGE
+        page = self._shown[first:first + PAGE]
+        self.finding_list.options = [(self._labels[n].replace(" ", "\u00a0"), n)
+                                     for n in page]
+        self.finding_list.value = self.selected if self.selected in page else None
+        total = len(self._shown)
+        self.page_label.value = (f"{first + 1:,}–{first + len(page):,} of {total:,}"
+                                 + (f" (filtered from {len(order):,})" if words else "")
+                                 if page else ("no finding matches" if words else ""))
+        self.prev_page.disabled = self.page == 0
+        self.next_page.disabled = first + PAGE >= total
 
     def _on_pick(self, change: Any) -> None:
         if change["new"] is not None and change["new"] != self.selected:
@@ -236,14 +342,37 @@ class RuleView(View):
         if n is None:
             return
         f = self.findings[n]
-        self.detail.value = (
-            f"<div class=wb-view><b>{esc(f.rule)}</b> ({esc(f.severity)}) · trace "
-            f"{esc(f.trace_id[:12])} · step {esc(f.seq)} · {esc(f.operation)}"
-            f"<div>{esc(f.message)}</div>"
-            f"<div class=wb-muted>witnesses: {esc(', '.join(f.event_ids))} · signature "
-            f"{esc(f.signature)}</div>"
-            f"<div><b>expected</b>{json_block(f.expected)}<b>actual</b>"
-            f"{json_block(f.actual)}</div></div>")
+        assert self.ruleset is not None
+        facts = finding_facts(f, self.ruleset, self.editor.value,
+                              lambda eid: self._event(f.trace_id, eid))
+        self.facts = facts
+        self.detail.value = facts.html(f)
         tv = self.trace_view
-        if tv is not None and f.trace_id == tv.source.trace_id:
+        linked = tv is not None and f.trace_id == tv.source.trace_id
+        buttons = []
+        for wit in facts.witnesses:   # a witness is a step and a name; a click shows it
+            b = w.Button(description=wit.label, icon="crosshairs",
+                         tooltip=(f"show event {wit.event_id} in the timeline" if linked
+                                  else "no linked timeline of this trace"),
+                         disabled=not linked, layout=w.Layout(width="auto"))
+            b.on_click(lambda _, eid=wit.event_id: self._show_event(eid))
+            buttons.append(b)
+        self.witness_bar.children = (w.Label("witnesses:"), *buttons)
+        if linked:
+            assert tv is not None
             tv.highlight(f.event_ids, note=f"{f.rule}: {f.message}")
+
+    def _event(self, trace_id: str, event_id: str) -> Event | None:
+        try:
+            if self.trace_source is not None and self.trace_source.trace_id == trace_id:
+                return self.trace_source.event(event_id)
+            assert self.store is not None
+            rows = self.store.sql("SELECT * FROM events WHERE trace_id = ? AND event_id = ?",
+                                  [trace_id, event_id]).to_pylist()
+            return Event.from_row(rows[0]) if rows else None
+        except NotFoundError:
+            return None
+
+    def _show_event(self, event_id: str) -> None:
+        if self.trace_view is not None:
+            self.trace_view.select(event_id)

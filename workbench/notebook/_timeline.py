@@ -5,6 +5,11 @@ The chart never gets more than ``max_events`` bars in event mode, or ``bins`` x
 (kinds + 1) rows in aggregate mode, whatever the trace's size: a 100k-event trace is
 drawn as 120 stacked bins until the user narrows the window (a slider, or a click on
 a bin) to a stretch that can be drawn event by event.
+
+Every frame carries its x ``domain``: the window's own extent, never from zero, so a
+window deep into a trace fills the axis. Bins are stacked here (``y0``/``y1`` per
+colour value), not by the chart library, and each bin knows its failures (``errors``)
+so the chart can show where they are.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import pyarrow as pa
 
 __all__ = ["Frame", "Timeline", "depths"]
 
-DEFAULT_MAX_EVENTS = 150
+DEFAULT_MAX_EVENTS = 1500
 DEFAULT_BINS = 120
 
 
@@ -51,6 +56,7 @@ class Frame:
     untimed: int              # events of the window without times (not drawn on "time")
     rows: pd.DataFrame        # a row per event, or per (bin, colour value)
     bins: pd.DataFrame | None  # aggregate mode: a row per bin (events, errors, highlighted)
+    domain: tuple[float, float] = (0.0, 1.0)  # the x axis: the window's extent
 
     @property
     def marks(self) -> int:
@@ -71,6 +77,11 @@ class Timeline:
         self.statuses: list[str] = cols["status"]
         self.depth = depths(cols["event_id"], cols["parent_id"])
         self.position = {e: i for i, e in enumerate(self.event_ids)}
+        self.parent = [self.position.get(q, -1) if q is not None else -1
+                       for q in cols["parent_id"]]
+        self.children = np.bincount([q for q in self.parent if q >= 0],
+                                    minlength=len(self.event_ids)) if self.event_ids else \
+            np.zeros(0, dtype=np.int64)
         start = table.column("start_ns").to_numpy(zero_copy_only=False)
         end = table.column("end_ns").to_numpy(zero_copy_only=False)
         start = np.asarray(pd.array(start, dtype="Float64").to_numpy(na_value=np.nan))
@@ -108,9 +119,33 @@ class Timeline:
         untimed = int((~self.timed[i:j]).sum()) if axis == "time" else 0
         if n <= max_events:
             rows = self._events(i, j, axis, highlighted, selected)
-            return Frame("events", axis, window, n, untimed, rows, None)
+            dom = ((float(rows["start"].min()), float(rows["end"].max())) if len(rows)
+                   else (0.0, 1.0))
+            return Frame("events", axis, window, n, untimed, rows, None, _padded(dom))
         rows, per_bin = self._bins(i, j, axis, bins, color, highlighted)
-        return Frame("aggregate", axis, window, n, untimed, rows, per_bin)
+        dom = ((float(per_bin["bin_start"].min()), float(per_bin["bin_end"].max()))
+               if len(per_bin) else (0.0, 1.0))
+        return Frame("aggregate", axis, window, n, untimed, rows, per_bin, _padded(dom))
+
+    def hidden(self, collapsed: set[int]) -> np.ndarray:
+        """Which events a collapsed ancestor hides (the span tree folded at the positions
+        in ``collapsed``); a parent cycle ends the walk."""
+        n = len(self)
+        state = np.full(n, -1, dtype=np.int8)   # -1 unknown, 0 shown, 1 hidden
+        if not collapsed:
+            return np.zeros(n, dtype=bool)
+        for k in range(n):
+            chain: list[int] = []
+            j = k
+            while j >= 0 and state[j] < 0 and len(chain) <= n:
+                chain.append(j)
+                state[j] = 0           # provisional: a cycle back here ends the walk
+                j = self.parent[j]
+            for node in reversed(chain):
+                q = self.parent[node]
+                state[node] = 1 if q >= 0 and (q in collapsed or state[q] == 1) else 0
+        out: np.ndarray = state == 1
+        return out
 
     def label(self, k: int) -> str:
         """``"  12  ··list_projects"``: the step, nesting by depth, the name."""
@@ -149,9 +184,9 @@ class Timeline:
             x = self.seq[ks].astype(float)
         if len(ks) == 0:
             return (pd.DataFrame(columns=["bin_start", "bin_end", "seq_lo", "seq_hi", color,
-                                          "count"]),
+                                          "count", "y0", "y1"]),
                     pd.DataFrame(columns=["bin_start", "bin_end", "seq_lo", "seq_hi",
-                                          "events", "errors", "hl"]))
+                                          "events", "errors", "hl", "error_rate"]))
         lo, hi = float(x.min()), float(x.max())
         width = (hi - lo) / bins if hi > lo else 1.0
         source = self.kinds if color == "kind" else self.statuses
@@ -169,6 +204,16 @@ class Timeline:
         per_bin["bin_start"] = lo + per_bin.index * width
         per_bin["bin_end"] = per_bin["bin_start"] + width
         counts = df.groupby(["bin", color]).size().rename("count").reset_index()
+        counts = counts.sort_values(["bin", color], kind="stable")
+        counts["y1"] = counts.groupby("bin")["count"].cumsum()   # stacked, bottom up
+        counts["y0"] = counts["y1"] - counts["count"]
         rows = counts.merge(per_bin[["bin_start", "bin_end", "seq_lo", "seq_hi"]],
                             left_on="bin", right_index=True).drop(columns=["bin"])
+        per_bin["error_rate"] = per_bin["errors"] / per_bin["events"]
         return rows.reset_index(drop=True), per_bin.reset_index(drop=True)
+
+
+def _padded(dom: tuple[float, float]) -> tuple[float, float]:
+    """A domain with room for a zero-length extent."""
+    lo, hi = dom
+    return (lo, hi) if hi > lo else (lo - 0.5, lo + 0.5)

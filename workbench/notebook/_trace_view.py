@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import ipywidgets as w
+import numpy as np
 import traitlets as t
 from altair.utils.selection import PointSelection
 
@@ -29,7 +30,8 @@ from ._view import View
 
 __all__ = ["TraceView", "plain_text"]
 
-PAGE = 200  # rows of the table at once: the window's first PAGE events
+PAGE = 200  # rows of the table at once: one page of the window's events
+CHART_HEIGHT = 480  # px: a taller chart (many events) scrolls inside its box
 
 
 _BLOCK = re.compile(r"</?(?:div|p|pre|tr|td|th|table|br|li|ul)\b[^>]*>", re.I)
@@ -57,6 +59,8 @@ class TraceView(View):
     highlighted = t.List(t.Unicode())
     note = t.Unicode("")
     window = t.Tuple(t.Int(), t.Int())
+    page = t.Int(0)
+    collapsed = t.List(t.Unicode())   # events whose descendants the table folds away
     axis = t.Unicode("time")
     color = t.Unicode("kind")
 
@@ -75,11 +79,21 @@ class TraceView(View):
         self.frame: Frame = self._frame((first, last), "time", "kind")
         self.chart = offline_chart(timeline_chart(self.frame, "kind", width))
         self.chart.observe(self._on_chart_selection, names=["_vl_selections"])
-        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status, self.chart,
-                              w.HBox([w.VBox([self.table_head, self.table]), self.detail])])
+        # a window of many events is drawn a row each; its box caps the height and scrolls
+        self.chart_box = w.Box([self.chart], layout=w.Layout(
+            max_height=f"{CHART_HEIGHT}px", overflow="auto", width="100%"))
+        self.chart_box.add_class("wb-chart")
+        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status,
+                              self.chart_box,
+                              w.Box([w.VBox([self.table_head, self.table, self.pager]),
+                                     self.detail_box],
+                                    layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-trace")
         self.observe(self._redraw, names=["window", "axis", "color", "highlighted"])
+        self.observe(lambda _: self._fill_table(), names=["page"])
+        self.observe(self._on_collapsed, names=["collapsed"])
+        self._visible: list[int] | None = None   # table rows of the window, folded
         self.observe(self._on_selected, names=["selected"])
         self.observe(self._on_note, names=["note"])
         with self.hold_trait_notifications():
@@ -111,9 +125,31 @@ class TraceView(View):
         self.table = w.Select(options=[], rows=14, layout=w.Layout(width="560px"))
         self.table.add_class("wb-mono")
         self.table.observe(self._on_table, names=["value"])
-        self.detail = w.HTML("<div class=wb-muted>select an event: a bar of the timeline "
-                             "or a row of the table</div>",
-                             layout=w.Layout(width="520px", margin="0 0 0 12px"))
+        # the table holds one page of the window; the pager walks the rest, so a 100k
+        # window costs the browser PAGE rows
+        self.prev_page = w.Button(description="◀", layout=w.Layout(width="40px"),
+                                  tooltip="previous page")
+        self.next_page = w.Button(description="▶", layout=w.Layout(width="40px"),
+                                  tooltip="next page")
+        self.page_label = w.Label("")
+        self.prev_page.on_click(lambda _: self.set_page(self.page - 1))
+        self.next_page.on_click(lambda _: self.set_page(self.page + 1))
+        # the span tree: fold the selected event's descendants away, or unfold everything
+        self.fold = w.Button(description="fold / unfold", icon="sitemap",
+                             tooltip="fold the selected event's descendants (or unfold them)",
+                             layout=w.Layout(width="auto"))
+        self.unfold_all = w.Button(description="unfold all", layout=w.Layout(width="auto"))
+        self.fold.on_click(lambda _: self.toggle(self.selected) if self.selected else None)
+        self.unfold_all.on_click(lambda _: setattr(self, "collapsed", []))
+        self.pager = w.HBox([self.prev_page, self.page_label, self.next_page, self.fold,
+                             self.unfold_all], layout=w.Layout(flex_flow="row wrap"))
+        self.detail_html = w.HTML("<div class=wb-muted>select an event: a bar of the "
+                                  "timeline or a row of the table</div>")
+        # where its arguments came from, and its parent, as buttons that go there
+        self.flow_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
+        self.flow_bar.add_class("wb-flow-links")
+        self.detail_box = w.VBox([self.flow_bar, self.detail_html],
+                                 layout=w.Layout(width="520px", margin="0 0 0 12px"))
 
     def _header_html(self) -> str:
         meta = self.source.meta()
@@ -149,10 +185,27 @@ class TraceView(View):
         first, last = max(lo, min(first, last)), min(hi, max(first, last))
         self.window = (first, last)
 
+    def set_page(self, page: int) -> None:
+        """Show page ``page`` (0-based, clamped) of the window's events in the table."""
+        last = max(0, (len(self._rows()) - 1) // PAGE)
+        self.page = max(0, min(page, last))
+
+    def toggle(self, event_id: str) -> None:
+        """Fold this event's descendants out of the table, or unfold them."""
+        if event_id not in self.timeline.position:
+            self.source.event(event_id)  # raises NotFoundError naming the trace
+        self.collapsed = ([e for e in self.collapsed if e != event_id]
+                          if event_id in self.collapsed else [*self.collapsed, event_id])
+
     def chart_spec(self) -> dict[str, Any]:
         """The Vega-Lite spec handed to the browser (what the tests count marks in)."""
         spec: dict[str, Any] = self.chart.spec or {}
         return spec
+
+    @property
+    def detail(self) -> w.HTML:
+        """The detail pane's HTML (args, result, error, data flow in words)."""
+        return self.detail_html
 
     @property
     def detail_text(self) -> str:
@@ -168,7 +221,9 @@ class TraceView(View):
         self.frame = self._frame(self.window, self.axis, self.color)
         self.chart.chart = timeline_chart(self.frame, self.color, self.width)
         self.status.value = self._status_html()
-        if change is None or change["name"] in ("window", "highlighted"):
+        if change is not None and change["name"] == "window" and self.page:
+            self.page = 0          # refills the table
+        elif change is None or change["name"] in ("window", "highlighted"):
             self._fill_table()
         if tuple(self.slider.value) != tuple(self.window):
             self._syncing = True
@@ -179,7 +234,9 @@ class TraceView(View):
 
     def _status_html(self) -> str:
         f = self.frame
-        drawn = (f"drawing {f.events - f.untimed:,} events" if f.mode == "events" else
+        drawn = (f"drawing {f.events - f.untimed:,} events"
+                 + (" (scroll the chart for the rest)" if f.events * 14 > CHART_HEIGHT else "")
+                 if f.mode == "events" else
                  f"{f.events:,} events in {len(f.bins) if f.bins is not None else 0} bins "
                  f"(more than {self.max_events} to draw one by one): click a bin or narrow "
                  "the steps to see events")
@@ -188,19 +245,40 @@ class TraceView(View):
         return (f"<div class='wb-view wb-muted'>steps {f.window[0]}–{f.window[1]}: "
                 f"{drawn}{extra}</div>")
 
-    def _fill_table(self) -> None:
+    def _rows(self) -> list[int] | range:
+        """Positions listed in the table: the window's events, less folded ones."""
         tl = self.timeline
         i, j = tl.indices(self.window)
+        if not self.collapsed:
+            return range(i, j)
+        if self._visible is None:
+            hidden = tl.hidden({tl.position[e] for e in self.collapsed
+                                if e in tl.position})
+            self._visible = [k for k in range(len(tl)) if not hidden[k]]
+        lo, hi = np.searchsorted(self._visible, [i, j])
+        return self._visible[int(lo):int(hi)]
+
+    def _on_collapsed(self, change: Any) -> None:
+        self._visible = None
+        self._fill_table()
+
+    def _fill_table(self) -> None:
+        tl = self.timeline
+        rows = self._rows()
         hl = set(self.highlighted)
+        start = self.page * PAGE
         options = [(self._row(k, tl.event_ids[k] in hl), tl.event_ids[k])
-                   for k in range(i, min(j, i + PAGE))]
-        more = j - i - len(options)
+                   for k in rows[start:start + PAGE]]
         self.table_head.value = (
             "<div class=wb-view><pre style='margin:0;padding:2px 6px'>"
             + esc(f"   {'step':>5} {'start':>9} {'took':>7} {'status':<6} event")
-            + "</pre>" + (f"<div class=wb-muted>first {PAGE} of {j - i:,} events in the "
-                          "window; narrow the steps to see the rest</div>" if more else "")
-            + "</div>")
+            + "</pre></div>")
+        folded = tl.indices(self.window)[1] - tl.indices(self.window)[0] - len(rows)
+        self.page_label.value = (f"rows {start + 1:,}–{start + len(options):,} of {len(rows):,}"
+                                 + (f" ({folded:,} folded)" if folded else "")
+                                 if options else "no events")
+        self.prev_page.disabled = self.page == 0
+        self.next_page.disabled = start + PAGE >= len(rows)
         self._syncing = True
         try:
             self.table.options = options
@@ -214,8 +292,12 @@ class TraceView(View):
         start = f"+{tl.start_s[k]:.3f}s" if tl.timed[k] else "-"
         took = _dur(float(tl.end_s[k] - tl.start_s[k])) if tl.timed[k] else "-"
         indent = "  " * min(tl.depth[k], 8)
+        kids = int(tl.children[k]) if len(tl.children) else 0
+        twisty = ("▸" if tl.event_ids[k] in self.collapsed else "▾") if kids else " "
         text = (f"{'●' if marked else ' '}  {tl.seq[k]:>5} {start:>9} {took:>7} "
-                f"{tl.statuses[k]:<6} {indent}{tl.kinds[k]} {tl.names[k]}")
+                f"{tl.statuses[k]:<6} {indent}{twisty} {tl.kinds[k]} {tl.names[k]}"
+                + (f"  (+{kids} inside)" if kids and tl.event_ids[k] in self.collapsed
+                   else ""))
         return text.replace(" ", "\u00a0")
 
     def _reveal(self, event_id: str) -> None:
@@ -225,17 +307,30 @@ class TraceView(View):
         seq = int(tl.seq[tl.position[event_id]])
         lo, hi = self.window
         i, j = tl.indices(self.window)
-        if lo <= seq <= hi and j - i <= min(self.max_events, PAGE):
-            return
         k = tl.position[event_id]
-        half = min(self.max_events, PAGE) // 2
-        start = max(0, min(k - half, len(tl) - 2 * half))
-        self.set_window(int(tl.seq[start]), int(tl.seq[min(len(tl), start + 2 * half) - 1]))
+        if not (lo <= seq <= hi and j - i <= self.max_events):
+            half = min(self.max_events, PAGE) // 2
+            start = max(0, min(k - half, len(tl) - 2 * half))
+            self.set_window(int(tl.seq[start]),
+                            int(tl.seq[min(len(tl), start + 2 * half) - 1]))
+            i, _ = tl.indices(self.window)
+        if self.collapsed:   # unfold what hides it
+            hiding: set[str] = set()
+            j = tl.parent[k]
+            while j >= 0 and len(hiding) <= len(tl):
+                hiding.add(tl.event_ids[j])
+                j = tl.parent[j]
+            if hiding & set(self.collapsed):
+                self.collapsed = [e for e in self.collapsed if e not in hiding]
+        rows = self._rows()
+        at = rows.index(k) if isinstance(rows, list) else k - rows.start
+        self.set_page(at // PAGE)   # the table's page that lists it
 
     def _on_selected(self, change: Any) -> None:
         event_id = change["new"]
         if event_id is None:
             self.detail.value = "<div class=wb-muted>no event selected</div>"
+            self.flow_bar.children = ()
         else:
             event = self.source.event(event_id)
             tl = self.timeline
@@ -247,6 +342,22 @@ class TraceView(View):
                 p = tl.position[event.parent_id]
                 parent = (int(tl.seq[p]), tl.names[p])
             self.detail.value = event_detail(event, sources, parent)
+            links = []
+            for r in event.refs:
+                if r.event_id in sources:
+                    seq, name = sources[r.event_id]
+                    links.append((f"{r.path} ← {name} · step {seq} ({r.from_path})",
+                                  r.event_id, "arrow-left"))
+            if parent is not None and event.parent_id is not None:
+                links.append((f"inside {parent[1]} · step {parent[0]}", event.parent_id,
+                              "arrow-up"))
+            buttons = []
+            for text, target, icon in links:
+                b = w.Button(description=text, icon=icon, tooltip=f"show event {target}",
+                             layout=w.Layout(width="auto", max_width="100%"))
+                b.on_click(lambda _, eid=target: self.select(eid))
+                buttons.append(b)
+            self.flow_bar.children = tuple(buttons)
         self._redraw(change)
         if not self._syncing and self.table.value != event_id:
             self._syncing = True

@@ -15,7 +15,15 @@ from ._keyfile import RedactionKey, redaction_key
 from ._keys import key_class, looks_secret
 from ._message import error_text, masked, masked_error
 from ._parquet import ParquetError
-from ._policy import Policy, PolicyError, apply_policy, load_policy, parse_policy, shape_of
+from ._policy import (
+    FirstSeen,
+    Policy,
+    PolicyError,
+    apply_policy,
+    load_policy,
+    parse_policy,
+    shape_of,
+)
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
 
@@ -24,6 +32,7 @@ __all__ = [
     "TOKEN_RE",
     "ApplyResult",
     "FileReport",
+    "FirstSeen",
     "Hit",
     "ParquetError",
     "Policy",

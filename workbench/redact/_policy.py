@@ -24,6 +24,12 @@ every other value is reduced to its shape::
   ``«bool»``; null stays null. Keys, types of containers and array lengths are kept.
   A key that holds a detector hit is rewritten like text (keys are kept, data is not).
 - Pseudonymizing wins over keeping where both match.
+- Pseudonyms are ``Redactor.pseudonym`` (keyed, the store's tokens) unless a
+  ``FirstSeen`` numbering is passed: promote passes one, so a fixture's pseudonyms are
+  ``«id:000000000001»``, ``«id:000000000002»``, … by first appearance (rows in order,
+  then ``name``, ``args``, ``result``, ``error``, ``attrs``) — stable within the
+  fixture, independent of the store's key, so the same incident promoted from two
+  stores gives the same content.
 
 Paths are the rules' paths (``docs/rules.md``): dotted, ``[n]``, ``[*]``, the first
 name a column. A path that reaches nothing in an event simply keeps nothing there.
@@ -54,8 +60,8 @@ from ..model import (
 )
 from ..rules import shape
 
-__all__ = ["STRUCTURE", "Policy", "PolicyError", "PolicyRedactor", "apply_policy",
-           "load_policy", "parse_policy", "shape_of"]
+__all__ = ["STRUCTURE", "FirstSeen", "Policy", "PolicyError", "PolicyRedactor",
+           "apply_policy", "load_policy", "parse_policy", "shape_of"]
 
 #: columns that are always kept: the trace's structure
 STRUCTURE = ("trace_id", "event_id", "parent_id", "seq", "start_ns", "end_ns", "refs")
@@ -75,6 +81,31 @@ class PolicyRedactor(Protocol):
 
     def value(self, v: Any) -> Any: ...
     def text(self, s: str) -> str: ...
+    def pseudonym(self, value: Any) -> str: ...
+
+
+class FirstSeen:
+    """Pseudonyms numbered by first appearance: the n-th distinct value becomes
+    ``«id:N»`` with N in 12 hex digits (the shape of a keyed token, so ``TOKEN_RE``
+    knows it). ``17`` and ``"17"`` are one value, as for ``Redactor.pseudonym``; a
+    token is a value like any other, so numbering a numbered fixture again gives the
+    same pseudonyms (the n-th first appearance stays the n-th)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, str] = {}
+
+    def pseudonym(self, value: Any) -> str:
+        k = value if type(value) is str else dumps(value)
+        out = self._ids.get(k)
+        if out is None:
+            out = self._ids[k] = f"«id:{len(self._ids) + 1:012x}»"
+        return out
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+class Pseudonyms(Protocol):
     def pseudonym(self, value: Any) -> str: ...
 
 
@@ -205,8 +236,10 @@ class _Column:
 
 
 class _Applier:
-    def __init__(self, policy: Policy, redactor: PolicyRedactor) -> None:
+    def __init__(self, policy: Policy, redactor: PolicyRedactor,
+                 pseudonyms: Pseudonyms | None) -> None:
         self.policy, self.r = policy, redactor
+        self.ids: Pseudonyms = pseudonyms if pseudonyms is not None else redactor
         self.paths = {c: policy.paths(c) for c in JSON_COLUMNS}
         self._keys: dict[str, str] = {}
 
@@ -225,11 +258,11 @@ class _Applier:
             return None
         if isinstance(v, float) and v.is_integer():
             v = int(v)  # 5 and 5.0 are the same value to the rules (`same`)
-        return self.r.pseudonym(v)
+        return self.ids.pseudonym(v)
 
     def name(self, name: str) -> str:
         if self.policy.pseudonymizes("name"):
-            return self.r.pseudonym(name)
+            return self.ids.pseudonym(name)
         if self.policy.keeps("name"):
             return self.r.text(name)
         return str(shape_of(name))
@@ -274,8 +307,11 @@ def _find(path: Path, value: Any) -> Iterable[tuple[Loc, Any]]:
     return path.find(value)
 
 
-def apply_policy(events: pa.Table, policy: Policy, redactor: PolicyRedactor) -> pa.Table:
-    """The events (the store's schema) as the policy lets them leave the store."""
-    applier = _Applier(policy, redactor)
+def apply_policy(events: pa.Table, policy: Policy, redactor: PolicyRedactor, *,
+                 pseudonyms: Pseudonyms | None = None) -> pa.Table:
+    """The events (the store's schema) as the policy lets them leave the store;
+    pseudonyms from ``pseudonyms`` (e.g. a ``FirstSeen``), else the redactor's keyed
+    ones."""
+    applier = _Applier(policy, redactor, pseudonyms)
     rows = [applier.row(r) for r in events.select(EVENTS.names).to_pylist()]
     return pa.Table.from_pylist(rows, schema=EVENTS)

@@ -233,3 +233,35 @@ def test_with_nothing_listed_no_value_survives_and_the_structure_does(args, resu
             else:
                 stack.extend(items)
         assert all(v is None or SHAPE.fullmatch(v) for v in leaves)
+
+
+def test_first_seen_pseudonyms_number_values_by_first_appearance():
+    """Promote's pseudonyms: the n-th distinct value is «id:n» whatever the key; equal
+    values (17 and "17", 5 and 5.0) share one; numbering the output again changes
+    nothing."""
+    from workbench.redact import FirstSeen
+
+    pol = Policy(pseudonymize=("args.project_id", "result.items[*].id", "args.n"))
+    rows = [row(0, name="list_projects", result={"items": [{"id": "p18"}, {"id": "p17"}]}),
+            row(1, args={"project_id": "p17", "n": 5}),
+            row(2, args={"project_id": "p18", "n": 5.0}),
+            row(3, args={"project_id": 17, "n": "17"})]
+    outs = []
+    for key in (KEY, bytes(reversed(KEY))):
+        t = apply_policy(pa.Table.from_pylist(rows, schema=EVENTS), pol, Redactor(key),
+                         pseudonyms=FirstSeen())
+        outs.append(t)
+    assert outs[0].equals(outs[1])                      # independent of the key
+    got = [{c: json.loads(r[c]) if r[c] else None for c in ("args", "result")}
+           for r in outs[0].to_pylist()]
+    assert [i["id"] for i in got[0]["result"]["items"]] == ["«id:000000000001»",
+                                                            "«id:000000000002»"]
+    assert got[1]["args"] == {"project_id": "«id:000000000002»", "n": "«id:000000000003»"}
+    assert got[2]["args"] == {"project_id": "«id:000000000001»", "n": "«id:000000000003»"}
+    assert got[3]["args"] == {"project_id": "«id:000000000004»", "n": "«id:000000000004»"}
+    assert all(TOKEN_RE.fullmatch(v) for v in got[1]["args"].values())
+    again = apply_policy(outs[0], pol, Redactor(KEY), pseudonyms=FirstSeen())
+    for c in ("args", "result"):                        # idempotent (shapes are not)
+        assert again.column(c).equals(outs[0].column(c))
+    keyed = apply(rows, pol)                            # without: the key's tokens
+    assert keyed[1]["args"]["project_id"] not in ("«id:000000000001»", "«id:000000000002»")
