@@ -168,10 +168,13 @@ def test_verify_reports_personal_data_left_in_a_fixture(capsys, tmp_path) -> Non
     assert run(capsys, "promote", "rules-unapproved-destructive-bad", "--rules",
                case / "rules.yaml", "--name", "archive", "--store", store,
                "--fixtures", fixtures)[0] == 0
-    (fixtures / "archive" / "v1" / "notes.txt").write_text("contact: Elena Fischer\n")
+    rules = fixtures / "archive" / "v1" / "rules.yaml"  # a listed file: a stray one is
+    text = rules.read_text()                             # UNLISTED_FILE, and not read
+    rules.write_text(text + "# contact: Elena Fischer\n")
+    line = text.count("\n") + 1
     code, out, _ = run(capsys, "verify", "--fixtures", fixtures, "--json")
     assert code == 1
     problems = json.loads(out)["problems"]
     assert [(p["code"], p["message"]) for p in problems if p["code"] == "UNREDACTED"] == [
-        ("UNREDACTED", "notes.txt: line 1: person-name left unredacted (promote again "
-                       "from a redacted trace)")]
+        ("UNREDACTED", f"rules.yaml: line {line}: person-name left unredacted (promote "
+                       "again from a redacted trace)")]
