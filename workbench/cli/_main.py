@@ -64,6 +64,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lab": ("_lab", "open JupyterLab on the notebooks, with the store set"),
     "redact": ("_redact", "redact or scan files for secrets and personal data"),
     "contract": ("_contract", "tool contracts: import, lint, export, diff, check"),
+    "serve": ("_serve", "answer HTTP or MCP from recorded exchanges on 127.0.0.1; record"),
 }
 _GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 

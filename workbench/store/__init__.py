@@ -3,9 +3,10 @@ its atomic-file helpers serve every other writer too."""
 
 from ._batch import Batch, Scratch, TableSink, TableWriter
 from ._files import AtomicDir, atomic_open, atomic_write, atomic_write_all
+from ._journal import Journal
 from ._rows import to_rows
 from ._store import DEFAULT_STORE, Commit, Store, resolve_store_path
 
-__all__ = ["DEFAULT_STORE", "AtomicDir", "Batch", "Commit", "Scratch", "Store", "TableSink",
-           "TableWriter", "atomic_open", "atomic_write", "atomic_write_all", "resolve_store_path",
-           "to_rows"]
+__all__ = ["DEFAULT_STORE", "AtomicDir", "Batch", "Commit", "Journal", "Scratch", "Store",
+           "TableSink", "TableWriter", "atomic_open", "atomic_write", "atomic_write_all",
+           "resolve_store_path", "to_rows"]
