@@ -170,12 +170,13 @@ def start_server(sources: Sequence[str | os.PathLike[str]], *, store: str | os.P
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdout is not None
     line = _first_line(proc)
-    if not line:
+    doc = loads(line) if line.strip() else None
+    if not isinstance(doc, dict) or "url" not in doc:
         proc.kill()
         _, err = proc.communicate()
         raise pytest.UsageError(f"workbench serve did not start: "
                                 f"{err.decode('utf-8', 'replace').strip()}")
-    return ContractServer(proc, loads(line), Path(store),
+    return ContractServer(proc, doc, Path(store),
                           canary or f"wbcanary_{secrets.token_hex(16)}")
 
 

@@ -40,5 +40,5 @@ class ListenError(InputError):
 
 SCENARIO_FILE = ConfigFile(
     "scenario file", ScenarioError,
-    keys=("name", "match", "headers", "exchanges", "failures", "canary"),
+    keys=("name", "match", "exchanges", "failures"),
     yaml_code="SCENARIO_YAML", hint="check the path of the scenario file")

@@ -54,15 +54,20 @@ def load_sources(paths: list[str | os.PathLike[str]],
     run_failures = list(failures)
     for raw in paths:
         p = Path(raw)
-        if p.suffix in (".yaml", ".yml"):
+        if _is_scenario(p):
             name, ex, fs = _load_scenario(p)
             names.append(name)
             exchanges.extend(ex)
             run_failures.extend(fs)
         else:
             names.append(p.name)
-            exchanges.extend(exchanges_of(read_recording(p), str(p), prefix=p.stem,
-                                          match=Match()))
+            traces = read_recording(p)
+            found = exchanges_of(traces, str(p), prefix=p.stem, match=Match())
+            if not found:
+                raise ScenarioError(_nothing_in(p, traces), code="NO_EXCHANGES",
+                                    hint="serve a recording with at least one answered "
+                                         "HTTP request", file=str(p))
+            exchanges.extend(found)
     if not exchanges:
         raise ScenarioError("nothing to serve: no answered HTTP exchange in "
                             + ", ".join(str(p) for p in paths), code="NO_EXCHANGES",
@@ -70,6 +75,26 @@ def load_sources(paths: list[str | os.PathLike[str]],
     _unique_ids(exchanges)
     return Scenario(" + ".join(names), [str(p) for p in paths], exchanges,
                     tuple(run_failures))
+
+
+def _nothing_in(path: Path, traces: list[Any]) -> str:
+    http = [e for t in traces for e in t.events if e.kind == "http"]
+    if http and all(type(e.result) is dict and isinstance(e.result.get("status"), str)
+                    for e in http):
+        return (f"{path}: its HTTP exchanges are kept as shapes only (a promotion "
+                "policy reduced them); promote with a policy that keeps args and result "
+                "to serve it")
+    return f"{path} holds no answered HTTP exchange"
+
+
+def _is_scenario(path: Path) -> bool:
+    """A ``.yaml``/``.yml`` file whose document is a mapping with ``exchanges`` (a VCR
+    cassette is YAML too, with ``interactions``)."""
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return False
+    doc = SCENARIO_FILE.parse_yaml(SCENARIO_FILE.read(path), str(path))
+    return doc is not None and doc.kind == "mapping" and (
+        doc.get("exchanges") is not None or doc.get("interactions") is None)
 
 
 def _unique_ids(exchanges: list[Exchange]) -> None:
@@ -110,11 +135,11 @@ def _entry(entry: Node, i: int, scenario: Path, base: Match) -> list[Exchange]:
     if file_node is not None:
         target = _inside(scenario, file_node)
         prefix = str(id_node.value) if id_node is not None else target.stem
-        found = exchanges_of(read_recording(target), str(target), prefix=prefix,
-                             match=match, failures=failures)
+        traces = read_recording(target)
+        found = exchanges_of(traces, str(target), prefix=prefix, match=match,
+                             failures=failures)
         if not found:
-            raise file_node.error(f"{file_node.value} holds no answered HTTP exchange",
-                                  code="NO_EXCHANGES")
+            raise file_node.error(_nothing_in(target, traces), code="NO_EXCHANGES")
         return found
     return [_inline(entry, i, scenario, match, failures)]
 
