@@ -16,6 +16,7 @@ EPILOG = """examples:
   workbench serve recording.har --port 0 --json          # a free port; prints the URL
   workbench serve scenario.yaml --failure "missing-field items[*].owner"
   workbench serve scenario.yaml --failure retry-then-ok --failure "status 503"
+  workbench serve mcp-session.json --mcp stdio            # an MCP server from a recording
 
 It prints {url, scenario, recording_to, trace_id} once it listens, serves until SIGINT or
 SIGTERM, and then commits what it recorded as one trace of the store.
@@ -42,6 +43,9 @@ def register(sub: Any) -> None:
                    help="larger request bodies get a 413 (default 10 MiB)")
     p.add_argument("--request-timeout", type=float, default=30.0, metavar="S",
                    help="a request (head and body) must arrive within this (default 30)")
+    p.add_argument("--mcp", choices=("stdio", "http"),
+                   help="serve a recorded MCP session as an MCP server (stdio, or "
+                        "streamable HTTP at /mcp); needs the `serve` extra")
     common(p)
     p.set_defaults(func=run)
 
@@ -54,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port} is not a port (0-65535)")
     if args.max_body < 0 or args.request_timeout <= 0:
         raise UsageError("--max-body must be 0 or more and --request-timeout above 0")
+    if args.mcp:
+        from ..serve import serve_mcp
+        return serve_mcp(args.sources, mode=args.mcp, host=args.host, port=args.port,
+                         ready=lambda doc: _announce(args, doc))
     store = Store(resolve_store_path(args.store))
     result = serve(args.sources, store, host=args.host, port=args.port,
                    failures=args.failure,

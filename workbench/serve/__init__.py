@@ -9,9 +9,10 @@ store journal (``_recorder``), the run (``_server``) and the MCP mode (``_mcp``)
 from ._errors import ListenError, RecordingError, ScenarioError
 from ._failures import MODES, Failure
 from ._http import Limits
+from ._mcp import McpRecording, load_mcp, serve_mcp
 from ._scenario import Scenario, load_sources, parse_failures
 from ._server import ServeResult, bind, check_host, serve
 
-__all__ = ["MODES", "Failure", "Limits", "ListenError", "RecordingError", "Scenario",
-           "ScenarioError", "ServeResult", "bind", "check_host", "load_sources",
-           "parse_failures", "serve"]
+__all__ = ["MODES", "Failure", "Limits", "ListenError", "McpRecording", "RecordingError",
+           "Scenario", "ScenarioError", "ServeResult", "bind", "check_host", "load_mcp",
+           "load_sources", "parse_failures", "serve", "serve_mcp"]
