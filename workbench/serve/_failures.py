@@ -28,7 +28,7 @@ MODES: dict[str, tuple[str, ...]] = {
     "retry-then-ok": (),
     "status": ("CODE",),
 }
-_STEP = re.compile(r"([^.\[\]]+)|\[(\*|\d+)\]")
+_STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+)\]")
 _LISTS = ("items", "data", "results", "projects", "entries", "records")
 _CURSORS = ("next_cursor", "cursor", "next", "next_page_token", "nextPageToken")
 
@@ -161,7 +161,8 @@ def _steps(path: str) -> list[str | int | None]:
     pos = 0
     text = path[5:] if path.startswith("body.") else path
     for m in _STEP.finditer(text):
-        if m.start() != pos and text[pos:m.start()] != ".":
+        dotted = pos > 0 and m.start() == pos + 1 and text[pos] == "."
+        if m.start() != pos and not (dotted and m.group(1) is not None):
             return []
         pos = m.end()
         if m.group(1) is not None:
