@@ -130,3 +130,8 @@ def test_a_host_other_than_loopback(capsys, tmp_path, host):
 def test_bad_numbers(capsys, tmp_path):
     _refused(capsys, tmp_path, "USAGE", HAR, "--port", "70000")
     _refused(capsys, tmp_path, "USAGE", HAR, "--request-timeout", "0")
+
+
+def test_mcp_mode_refuses_a_recording_without_mcp_tools(capsys, tmp_path):
+    _refused(capsys, tmp_path, "NO_EXCHANGES", HAR, "--mcp", "stdio")
+    _refused(capsys, tmp_path, "NOT_LOOPBACK", HAR, "--mcp", "http", "--host", "10.0.0.1")

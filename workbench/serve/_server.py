@@ -16,7 +16,7 @@ import os
 import signal
 import socket
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -178,8 +178,7 @@ def _reply(a: Answer) -> Reply:
 
 
 def serve(sources: list[str | os.PathLike[str]], store: Store, *, host: str = "127.0.0.1",
-          port: int = 8765, failures: list[str] = (),  # type: ignore[assignment]
-          limits: Limits | None = None,
+          port: int = 8765, failures: Sequence[str] = (), limits: Limits | None = None,
           ready: Callable[[dict[str, Any]], None] | None = None,
           stopper: Callable[[Callable[[], None]], None] | None = None) -> ServeResult:
     """Serve until SIGINT/SIGTERM (or until ``stopper``'s callback is called)."""
