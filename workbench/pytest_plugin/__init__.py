@@ -2,8 +2,9 @@
 entry point).
 
 Flake quarantine from a ``flakes.lock`` (``_quarantine.py``), pinned seeds for
-replayable property runs (``--pin-seed``), and promoted fixtures as test items
-(``_fixtures.py``, docs/fixtures.md). Each concern is one module with its own
+replayable property runs (``--pin-seed``), promoted fixtures as test items
+(``_fixtures.py``, docs/fixtures.md), and the ``contract_server`` fixture of decision
+tests (``_serve.py``, docs/serve.md). Each concern is one module with its own
 plugin object, registered in ``pytest_configure`` (``_hooks.py``); options live in
 ``pytest_addoption`` under the ``workbench`` group. Every option has an ini twin for
 ``[tool.pytest.ini_options]``. See docs/flakes.md and docs/fixtures.md.
@@ -18,17 +19,21 @@ from ._hooks import (
 )
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
+from ._serve import ContractServer, ServePlugin, start_server
 
 __all__ = [
     "DEFAULT_FLAKES",
+    "ContractServer",
     "FlakeEntry",
     "FlakesError",
     "PinnedSeed",
     "Quarantine",
+    "ServePlugin",
     "load_flakes",
     "parse_flakes",
     "pytest_addoption",
     "pytest_configure",
     "pytest_load_initial_conftests",
     "stale",
+    "start_server",
 ]

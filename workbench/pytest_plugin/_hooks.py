@@ -12,6 +12,7 @@ from . import _fixtures
 from ._flakes import load_flakes
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
+from ._serve import ServePlugin
 
 __all__ = ["DEFAULT_FLAKES", "pytest_addoption", "pytest_configure",
            "pytest_load_initial_conftests"]
@@ -46,6 +47,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                 help="do not collect the promoted fixtures as test items")
     parser.addini("workbench_fixtures", "collect the promoted fixtures as test items",
                   type="bool", default=True)
+    g.addoption("--workbench-canary", metavar="VALUE", default=None,
+                help="the canary credential contract_server hands out (default: a new "
+                     "random one per test)")
+    parser.addini("workbench_canary", "the canary credential of contract_server",
+                  default=None)
 
 
 def _int(config: pytest.Config, option: str, ini: str) -> int | None:
@@ -92,6 +98,9 @@ def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     _fixtures.configure(config, not config.getoption("--no-workbench-fixtures")
                         and bool(config.getini("workbench_fixtures")))
+    canary = config.getoption("--workbench-canary") or config.getini("workbench_canary")
+    config.pluginmanager.register(ServePlugin(str(canary) if canary else None),
+                                  "workbench-contract-server")
     seed = _int(config, "--pin-seed", "workbench_seed")
     if seed is not None:
         config.pluginmanager.register(PinnedSeed(seed), "workbench-pinned-seed")

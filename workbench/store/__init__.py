@@ -4,10 +4,11 @@ its atomic-file helpers serve every other writer too."""
 from ._batch import Batch, Scratch, TableSink, TableWriter
 from ._compact import GRACE_SECONDS, SUGGEST_FILES, CompactResult, compact, suggestion
 from ._files import AtomicDir, atomic_open, atomic_write, atomic_write_all
+from ._journal import Journal
 from ._rows import to_rows
 from ._store import DEFAULT_STORE, Commit, Store, resolve_store_path
 
 __all__ = ["DEFAULT_STORE", "GRACE_SECONDS", "SUGGEST_FILES", "AtomicDir", "Batch", "Commit",
-           "CompactResult", "Scratch", "Store", "TableSink", "TableWriter", "atomic_open",
-           "atomic_write", "atomic_write_all", "compact", "resolve_store_path", "suggestion",
-           "to_rows"]
+           "CompactResult", "Journal", "Scratch", "Store", "TableSink", "TableWriter",
+           "atomic_open", "atomic_write", "atomic_write_all", "compact", "resolve_store_path",
+           "suggestion", "to_rows"]

@@ -8,6 +8,7 @@ Layout (Hive-style, so any Parquet engine can read the data files)::
       traces/day=YYYY-MM-DD/B.parquet
       _commits/B.json                 what batch B wrote: files, source hashes, trace ids
       _staging/B/                     a batch being written (owned by a live process)
+      _journals/NAME.jsonl            records arriving one at a time, committed later
       redaction.key                   the redaction HMAC key (0600; never exported)
 
 A writer stages a batch under ``_staging`` (outside any lock), then commits it under
@@ -47,6 +48,7 @@ from ..model import (
 )
 from ._batch import TABLES, Batch
 from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, try_lock
+from ._journal import Journal, drop_journal, open_journal, orphan_journals
 from ._rows import to_rows
 from ._views import create_views
 
@@ -325,6 +327,19 @@ class Store:
                 if fd is not None:
                     os.close(fd)
                     shutil.rmtree(d, ignore_errors=True)
+
+    def journal(self, name: str) -> Journal:
+        """A new append-only journal in the store, owned by this process (``_journal``)."""
+        self._ensure()
+        return open_journal(self.root, name)
+
+    def orphan_journals(self) -> list[Path]:
+        """Journals whose owner is gone: records a crashed writer left to commit."""
+        return orphan_journals(self.root)
+
+    def drop_journal(self, path: Path) -> None:
+        """Remove a journal whose records are committed."""
+        drop_journal(self.root, path)
 
     def append(self, table: str, data: pa.Table) -> Commit:
         """Write one table's rows as a new committed batch (findings, replays …)."""

@@ -1,0 +1,18 @@
+"""The contract server: recorded, versioned exchanges answered on loopback, every request
+recorded to the store, provider failures injected on demand (docs/serve.md).
+
+Scenarios and recordings (``_scenario``, ``_exchange``), matching and the closest match
+(``_match``), failure modes (``_failures``), the HTTP server (``_http``), recording to a
+store journal (``_recorder``), the run (``_server``) and the MCP mode (``_mcp``).
+"""
+
+from ._errors import ListenError, RecordingError, ScenarioError
+from ._failures import MODES, Failure
+from ._http import Limits
+from ._mcp import McpRecording, load_mcp, serve_mcp
+from ._scenario import Scenario, load_sources, parse_failures
+from ._server import ServeResult, bind, check_host, serve
+
+__all__ = ["MODES", "Failure", "Limits", "ListenError", "McpRecording", "RecordingError",
+           "Scenario", "ScenarioError", "ServeResult", "bind", "check_host", "load_mcp",
+           "load_sources", "parse_failures", "serve", "serve_mcp"]
