@@ -82,11 +82,11 @@ def test_a_scenario_naming_a_missing_file_an_unknown_mode_or_a_file_outside(
     (tmp_path / "outside.har").write_bytes(HAR.read_bytes())
     escape = scenario(folder, json.dumps({"version": 1, "exchanges": [
         {"file": "../outside.har"}]}), "escape.yaml")
-    _refused(capsys, tmp_path, "SCENARIO_PATH_ESCAPES", escape)
+    _refused(capsys, tmp_path, "REF_OUTSIDE", escape)
     (folder / "link.har").symlink_to(tmp_path / "outside.har")
     linked = scenario(folder, json.dumps({"version": 1, "exchanges": [
         {"file": "link.har"}]}), "linked.yaml")
-    _refused(capsys, tmp_path, "SCENARIO_PATH_ESCAPES", linked)
+    _refused(capsys, tmp_path, "REF_OUTSIDE", linked)
 
 
 @pytest.mark.parametrize(("text", "code", "where"), [

@@ -3,7 +3,7 @@
     WorkbenchError
     └── InputError (ValueError)
         ├── config.ConfigError
-        │   └── ScenarioError          SCENARIO_INVALID, SCENARIO_YAML, SCENARIO_PATH_ESCAPES,
+        │   └── ScenarioError          SCENARIO_INVALID, SCENARIO_YAML, REF_OUTSIDE,
         │                              UNKNOWN_FAILURE_MODE, FILE_NOT_FOUND
         ├── RecordingError             RECORDING_UNREADABLE, NO_EXCHANGES
         └── ListenError                PORT_IN_USE, NOT_LOOPBACK, MCP_UNAVAILABLE

@@ -3,7 +3,8 @@ are injected (docs/serve.md). Recordings named on the command line are served as
 are, with the default matching.
 
 Files a scenario names are read relative to its folder and must stay inside it (a
-scenario is reviewed as a unit; ``../`` or a link out of the folder is refused).
+scenario is reviewed as a unit; ``../``, an absolute path, a URL or a link out of the
+folder is ``REF_OUTSIDE``, through ``config.resolve_ref``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..config import Node
+from ..config import Node, RefError, resolve_ref
 from ._errors import SCENARIO_FILE, ScenarioError
 from ._exchange import BODY_MODES, Exchange, Match, exchanges_of, read_recording
 from ._failures import Failure, parse_failure
@@ -176,17 +177,17 @@ def _inline(entry: Node, i: int, scenario: Path, match: Match,
 def _inside(scenario: Path, node: Node) -> Path:
     if not isinstance(node.value, str) or not node.value:
         raise node.error("`file` must be a path relative to the scenario's folder")
-    folder = scenario.resolve().parent
-    target = (scenario.parent / node.value)
-    real = target.resolve()
-    if os.path.isabs(node.value) or not real.is_relative_to(folder):
-        raise node.error(f"{node.value} is outside the scenario's folder",
-                         code="SCENARIO_PATH_ESCAPES",
-                         hint="keep every file a scenario names in its folder or below")
+    try:  # the one confinement every file that names another goes through
+        real = resolve_ref(node.value, scenario.parent)
+    except RefError as exc:
+        raise node.error(f"{exc.message}: a scenario reads only files in its folder",
+                         code=exc.code,
+                         hint="keep every file a scenario names in its folder or below"
+                         ) from None
     if not real.exists():
         raise node.error(f"no file {node.value} (relative to {scenario.parent})",
                          code="FILE_NOT_FOUND", hint="check the path in the scenario")
-    return target
+    return scenario.parent / node.value
 
 
 def _match(node: Node | None, base: Match) -> Match:
