@@ -46,8 +46,8 @@ def test_without_a_token_one_is_made_and_printed_in_the_url(capsys, monkeypatch)
         assert not any("pre_save_hook" in c for c in doc["command"])
         tokens.append(token)
     assert tokens[0] != tokens[1]          # random, not a constant
-    code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--token", "")
-    assert code == 0 and json.loads(out)["url"].endswith("/lab/tree/01_triage.ipynb")
+    code, _, err = run(capsys, "lab", "--dry-run", "--json", "--token", "")
+    assert code == 2 and "LAB_TOKEN_EMPTY" in err   # no token would turn authentication off
 
 
 def test_the_pre_save_hook_leaves_the_notebook_as_committed(tmp_path):

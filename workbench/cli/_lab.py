@@ -122,7 +122,7 @@ def _check(args: argparse.Namespace) -> tuple[Path, str | None]:
     if args.token is not None and not args.token.strip():
         raise UsageError("--token is empty: JupyterLab would turn authentication off and "
                          "serve the store to any local process", code="LAB_TOKEN_EMPTY",
-                         hint="leave --token out (JupyterLab makes one and prints it), or "
+                         hint="leave --token out (a random one is made and printed in the URL), or "
                               "pass a long random one")
     folder = Path(args.dir).resolve()
     if not folder.is_dir():

@@ -4,6 +4,7 @@ being ignored, and ``workbench lab --token ""`` is refused instead of turning
 authentication off."""
 
 import datetime as dt
+import json
 from importlib.metadata import entry_points
 
 import pytest
@@ -63,4 +64,5 @@ def test_lab_keeps_a_real_token_and_its_default(capsys, monkeypatch, tmp_path):
                        "--token", "t0k")
     assert code == 0 and "--IdentityProvider.token=t0k" in out
     code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s")
-    assert code == 0 and "IdentityProvider.token" not in out
+    token = json.loads(out)["url"].split("?token=", 1)[1]  # the default: a random one
+    assert code == 0 and len(token) == 48 and f"--IdentityProvider.token={token}" in out
