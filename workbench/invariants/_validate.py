@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import dumps
+from ..model import dumps, json_type
 from ..model import loads as json_loads
 
 __all__ = ["Complaint", "complaints", "is_valid"]
@@ -181,20 +181,6 @@ def _demand(keyword: str, value: Any) -> Any:
     return keyword
 
 
-def _kind(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "array" if isinstance(v, list) else "object"
-
-
 def _words(keyword: str, e: Any, at: str) -> str:
     if keyword == "required":
         msg = str(e.message)
@@ -203,7 +189,7 @@ def _words(keyword: str, e: Any, at: str) -> str:
     if keyword == "additionalProperties":
         return f"{at} carries a property the contract's closed model refuses"
     if keyword == "type":
-        return f"{at} is {_kind(e.instance)}, the contract says {e.validator_value}"
+        return f"{at} is {json_type(e.instance)}, the contract says {e.validator_value}"
     if keyword in ("enum", "const"):
         return f"{at} holds a value the contract's {keyword} does not allow"
     if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):

@@ -15,7 +15,7 @@ import orjson
 
 from ._limits import LIMITS
 
-__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "loads", "loads_many"]
+__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "json_type", "loads", "loads_many"]
 
 JSONDecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError)
 
@@ -142,3 +142,18 @@ def dumps_bytes(value: Any) -> bytes:
 def dumps(value: Any) -> str:
     """Compact JSON text, keys in their given order."""
     return dumps_bytes(value).decode("utf-8")
+
+
+def json_type(v: Any) -> str:
+    """The JSON Schema type name of a decoded value (``integer`` before ``number``)."""
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "boolean"
+    if isinstance(v, int):
+        return "integer"
+    if isinstance(v, float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    return "array" if isinstance(v, list) else "object"

@@ -20,7 +20,7 @@ import functools
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import Event, Trace, dumps
+from ..model import Event, Trace, dumps, json_type
 from ..model import Path as JPath
 from ._model import Cond, Selector, Where
 
@@ -93,20 +93,6 @@ def schema_validator(schema: Any) -> Any:
     return _validator(dumps(schema))
 
 
-def _json_type(v: Any) -> str:
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int):
-        return "integer"
-    if isinstance(v, float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    return "array" if isinstance(v, list) else "object"
-
-
 def cond_holds(value: Any, c: Cond) -> bool:
     """Whether one value meets one condition (``exists`` is decided elsewhere)."""
     op, arg = c.op, c.value
@@ -124,7 +110,7 @@ def cond_holds(value: Any, c: Cond) -> bool:
     if op == "matches":
         return matches(value, arg)
     if op == "type":
-        t = _json_type(value)
+        t = json_type(value)
         return t == arg or (arg == "number" and t == "integer")
     if op == "schema":
         return bool(_validator(dumps(arg)).is_valid(value))
