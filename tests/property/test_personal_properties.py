@@ -8,7 +8,7 @@ for (names of several scripts, cues, personal keys, ids, dates, street words):
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from workbench.redact import Redactor
@@ -48,6 +48,7 @@ def test_hits_are_inside_sorted_and_disjoint(text: str) -> None:
 
 @settings(max_examples=300)
 @given(TEXT)
+@example("123-45-6789 12345678Z")  # the SSN is one only once the DNI after it is masked
 def test_redacting_twice_changes_nothing(text: str) -> None:
     red = Redactor(KEY)
     once = red.text(text)

@@ -155,7 +155,24 @@ def gate(text: str, low: str) -> bool:
 
 
 def find_national_ids(text: str, low: str | None = None) -> list[Hit]:
-    """National ids in free text (see the module docstring)."""
+    """National ids in free text (see the module docstring). An id is not one when a
+    digit group follows it (``123-45-6789 1234`` is part of a longer number), unless
+    what follows is itself an id: those are found first and masked, then the text is
+    read again, so redacting twice finds nothing new (``123-45-6789 12345678Z``)."""
+    hits = _national_ids(text, low)
+    while hits:
+        masked = list(text)
+        for h in hits:
+            masked[h.start:h.end] = "«" + "·" * (h.end - h.start - 2) + "»"
+        more = [h for h in _national_ids("".join(masked), None)
+                if not any(h.start < o.end and o.start < h.end for o in hits)]
+        if not more:
+            break
+        hits = sorted(hits + more, key=lambda h: h.start)
+    return hits
+
+
+def _national_ids(text: str, low: str | None) -> list[Hit]:
     low = lower_same_length(text) if low is None else low
     shapes = SHAPES.search(text) is not None
     words = {m.group() for m in WORDS.finditer(low)}
