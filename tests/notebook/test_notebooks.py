@@ -112,6 +112,7 @@ def test_triage_runs_end_to_end(executed):
     assert "minimized 4bf92f3577b3 from 14 to 3 events</b> in 3 oracle calls" in shrink
     diff = _widget_text(nb, "wb-diff")
     assert "findings new in B: 0, gone in B: 5" in diff
+    assert "customer" not in diff      # the canon drops the contact only the incident has
     trace = _widget_text(nb, "wb-trace")
     assert "highlighted: 3 event(s), kept by minimize (approval-before-archive)" in trace
     assert _widget_text(nb, "wb-redact") and _widget_text(nb, "wb-promote")
