@@ -6,6 +6,14 @@ The archive incident: an ops agent is asked to archive team-a's stale projects. 
 projects API renamed its filter ``owner`` to ``owner_id``; the old name is ignored, so
 ``list_projects(owner="team-a")`` returns every team's projects, and the agent archives
 p18 and p19 (team-b, team-c) as well as p17. Only p17 was approved.
+
+The incident also carries what a real one does, so that redaction has work to show: a
+bearer token in each HTTP request's Authorization header, an API key the model put into
+the arguments of the ``list_projects`` call it asked for (the tool runner passes on only
+the arguments it knows, so the executed call and the contracts' findings are unchanged),
+and a customer's name and email in the listing's result. All are made up ("fake"/"demo" in the
+credentials, a ``.test`` mail domain) and none is a documented example value that a
+detector would let through.
 """
 
 from __future__ import annotations
@@ -16,6 +24,11 @@ from pathlib import Path
 OUT = Path(__file__).resolve().parents[1] / "traces" / "examples"
 T0 = 1_764_000_000_000_000_000  # 2025-11-24T16:00:00Z
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
+# planted for the redaction step: made-up values, shaped like the real thing
+BEARER = "fake0demo.Q7tLw9RkV4mZpN8sDf3HbJc6Ya1x"
+API_KEY = "sk-proj-FAKEdemo7Hq2ZtWmX9vLc4RpN6bYs3KdF8jG1aTe5Uo"
+CUSTOMER = {"contact_name": "Marta Quillfeather",
+            "email": "marta.quillfeather@fernhollow-outfitters.test"}
 
 
 def _v(value):
@@ -78,13 +91,15 @@ def http(n, parent, start, end, method, path, status):
         "http.request.method": method, "url.full": f"https://projects.internal.example{path}",
         "url.path": path, "http.response.status_code": status,
         "server.address": "projects.internal.example",
+        "http.request.header.authorization": [f"Bearer {BEARER}"],
     }, kind=3)
 
 
 def archive_incident():
     task = "Archive the stale projects of team-a (no activity for 90 days)."
     projects = [
-        {"id": "p17", "name": "billing-v1", "owner_id": "team-a", "stale": True},
+        {"id": "p17", "name": "billing-v1", "owner_id": "team-a", "stale": True,
+         "customer": CUSTOMER},
         {"id": "p18", "name": "search-ui", "owner_id": "team-b", "stale": True},
         {"id": "p19", "name": "etl-nightly", "owner_id": "team-c", "stale": True},
         {"id": "p20", "name": "billing-v2", "owner_id": "team-a", "stale": False},
@@ -96,7 +111,8 @@ def archive_incident():
             "gen_ai.input.messages": json.dumps([{"role": "user", "parts": [
                 {"type": "text", "content": task}]}]),
         }, kind=2),
-        chat(2, 1, 20, 900, task, [("call_01", "list_projects", {"owner": "team-a"})]),
+        chat(2, 1, 20, 900, task, [("call_01", "list_projects",
+                                   {"owner": "team-a", "api_key": API_KEY})]),
         tool(3, 1, 910, 1300, "list_projects", "call_01", {"owner": "team-a", "stale": True},
              {"items": [p for p in projects if p["stale"]], "next_cursor": None}),
         http(4, 3, 950, 1280, "GET", "/v1/projects", 200),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import runpy
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +112,37 @@ def test_triage_runs_end_to_end(executed):
     assert "minimized 4bf92f3577b3 from 14 to 3 events</b> in 3 oracle calls" in shrink
     diff = _widget_text(nb, "wb-diff")
     assert "findings new in B: 0, gone in B: 5" in diff
+    assert "customer" not in diff      # the canon drops the contact only the incident has
     trace = _widget_text(nb, "wb-trace")
     assert "highlighted: 3 event(s), kept by minimize (approval-before-archive)" in trace
     assert _widget_text(nb, "wb-redact") and _widget_text(nb, "wb-promote")
+
+
+def test_triage_redaction_step_shows_the_planted_secrets_and_personal_data(executed):
+    """The bundled incident carries a bearer token (in the four HTTP spans' Authorization
+    header), an API key (in the arguments of the tool call the model asked for) and a
+    customer's name and email (a tool result):
+    the redaction step names each kind, shows where it was, and never the value after."""
+    planted = runpy.run_path(str(REPO / "scripts" / "make_examples.py"))
+    redact = _widget_text(executed["01_triage.ipynb"], "wb-redact")
+    assert ("7 value(s) replaced (bearer 4, email 1, openai-api-key 1, person-name 1)"
+            in redact)
+    assert "nothing to redact" not in redact
+    rows = re.findall(r"<tr><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td><td>(.*?)</td></tr>",
+                      redact)
+    where = {detector: [w for w, d, _, _ in rows if d == detector]
+             for detector in ("bearer", "openai-api-key", "person", "email")}
+    assert len(where["bearer"]) == 4 and all(
+        w.endswith("arrayValue.values[0].stringValue") for w in where["bearer"])
+    assert [w.rsplit("⟨json⟩", 1)[1] for w in where["openai-api-key"]] == [
+        "[0].parts[0].arguments.api_key"]
+    assert [w.rsplit("⟨json⟩", 1)[1] for w in where["person"]] == [
+        ".items[0].customer.contact_name"]
+    assert [w.rsplit("⟨json⟩", 1)[1] for w in where["email"]] == [".items[0].customer.email"]
+    secrets = (planted["BEARER"], planted["API_KEY"], *planted["CUSTOMER"].values())
+    for value in secrets:
+        assert any(value in before for _, _, before, _ in rows), value   # shown, marked
+        assert not any(value in after for _, _, _, after in rows), value  # never after
 
 
 def test_shadow_diff_runs_end_to_end(executed):
