@@ -1,0 +1,172 @@
+"""``list_findings``, ``list_groups`` and ``show_finding``: the store's findings read
+for an agent.
+
+A finding has no id column; its id here is 16 hex digits of sha256 over the run, the
+rule, the trace and the witness events — the same finding of the same run always has
+the same id, and another run's finding of the same failure has another (both share the
+signature, which names the group).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import NotFoundError, loads
+from ..store import Store, to_rows
+from ._schemas import FINDING, GROUP, ID, LIMIT, STEP, obj
+from ._steps import finding_steps
+from ._tool import Tool, ToolContext
+
+__all__ = ["LIST_FINDINGS", "LIST_GROUPS", "SHOW_FINDING", "UnknownFindingError"]
+
+FINDING_ID_SQL = ("substr(sha256(concat_ws('|', run_id, rule, trace_id, "
+                  "array_to_string(event_ids, ','))), 1, 16)")
+_ROWS = f"SELECT {FINDING_ID_SQL} AS id, * FROM findings"
+
+
+class UnknownFindingError(NotFoundError):
+    code = "UNKNOWN_FINDING"
+    default_hint = "list_findings gives finding ids, list_groups signatures"
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for k, v in row.items():
+        if k in ("expected", "actual") and isinstance(v, str):
+            v = loads(v)
+        elif hasattr(v, "isoformat"):
+            v = v.isoformat()
+        out[k] = v
+    return out
+
+
+def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
+    conds = [c for c, _ in filters]
+    return (" WHERE " + " AND ".join(conds)) if conds else "", [v for _, v in filters]
+
+
+def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    store = ctx.store()
+    filters: list[tuple[str, Any]] = []
+    if "rule" in args:
+        filters.append(("rule = ?", args["rule"]))
+    if "severity" in args:
+        filters.append(("severity = ?", args["severity"]))
+    if "trace_id" in args:
+        filters.append(("trace_id = ?", store.resolve_trace_id(args["trace_id"])))
+    if "signature" in args:
+        filters.append(("starts_with(signature, ?)", args["signature"]))
+    cond, params = _where(filters)
+    limit = args.get("limit", 100)
+    total = store.sql(f"SELECT count(*) AS n FROM findings{cond}", params).column(
+        "n")[0].as_py()
+    rows = to_rows(store.sql(f"{_ROWS}{cond} ORDER BY checked_at DESC, rule, trace_id, "
+                             f"seq LIMIT {int(limit)}", params))
+    return {"findings": [_plain(r) for r in rows], "total": total,
+            "truncated": total > len(rows)}
+
+
+def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    store = ctx.store()
+    columns = store.sql("SELECT * FROM finding_groups LIMIT 0").column_names
+    filters: list[tuple[str, Any]] = []
+    if "rule" in args:
+        filters.append(("rule = ?", args["rule"]))
+    if "status" in args:  # a view without the column has no group of that status
+        filters.append(('"status" = ?' if "status" in columns else "? IS NULL",
+                        args["status"]))
+    cond, params = _where(filters)
+    limit = args.get("limit", 100)
+    total = store.sql(f"SELECT count(*) AS n FROM finding_groups{cond}", params).column(
+        "n")[0].as_py()
+    rows = to_rows(store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
+                             f"signature LIMIT {int(limit)}", params))
+    return {"groups": [_plain(r) for r in rows], "columns": columns, "total": total,
+            "truncated": total > len(rows)}
+
+
+def _pick(store: Store, key: str) -> dict[str, Any]:
+    """The finding ``key`` names: its id, or the latest of the group of its signature;
+    an unambiguous prefix of either will do."""
+    order = " ORDER BY checked_at DESC, trace_id, seq, rule LIMIT 2"
+    for cond in ("id = ?", "signature = ?"):
+        rows = to_rows(store.sql(f"SELECT * FROM ({_ROWS}) WHERE {cond}{order}", [key]))
+        if rows:
+            return rows[0]
+    hits = to_rows(store.sql(
+        f"SELECT DISTINCT CASE WHEN starts_with(id, ?) THEN 'finding ' || id ELSE "
+        f"'group ' || signature END AS what FROM ({_ROWS}) WHERE starts_with(id, ?) OR "
+        "starts_with(signature, ?) ORDER BY what LIMIT 6", [key, key, key]))
+    if len(hits) == 1:
+        full = hits[0]["what"].partition(" ")[2]
+        return _pick(store, full)
+    if not hits:
+        raise UnknownFindingError(f"no finding or group {key!r} in the store", finding=key)
+    raise UnknownFindingError(
+        f"{key!r} names several: {', '.join(h['what'] for h in hits[:5])}", finding=key,
+        code="AMBIGUOUS_FINDING", hint="give more characters of the id or signature")
+
+
+def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    from ..minimize import derived_trace_id
+
+    store = ctx.store()
+    row = _plain(_pick(store, args["finding"]))
+    group = to_rows(store.sql("SELECT * FROM finding_groups WHERE signature = ?",
+                              [row["signature"]]))
+    trace = store.trace(row["trace_id"])
+    steps = finding_steps(trace, row["event_ids"], args.get("max_steps", 50))
+    minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
+    kept = store.sql("SELECT events FROM traces WHERE trace_id = ?", [minimized]).column(
+        "events").to_pylist()
+    doc = dict(row)
+    doc.update(group=_plain(group[0]) if group else None, steps=steps["steps"],
+               steps_left_out=steps["left_out"],
+               minimized={"trace_id": minimized, "events": kept[0]} if kept else None)
+    doc["text"] = "\n".join([f"{row['severity']} {row['rule']}: {row['message']}",
+                             *(s["text"] for s in steps["steps"])])
+    return doc
+
+
+LIST_FINDINGS = Tool(
+    "list_findings",
+    "List recorded findings, newest first (what `workbench findings --json` lists), each "
+    "with an id for show_finding. Filters: rule, trace_id (or a prefix), signature (or a "
+    "prefix), severity.",
+    obj({"rule": ID, "trace_id": ID, "signature": ID,
+         "severity": {"enum": ["error", "warn"]}, "limit": LIMIT}, closed=True),
+    obj({"findings": {"type": "array", "items": {
+        "allOf": [FINDING, obj({"id": {"type": "string"}, "run_id": {"type": "string"},
+                                "checked_at": {"type": "string"}}, ("id", "run_id"))]}},
+         "total": {"type": "integer"}, "truncated": {"type": "boolean"}},
+        ("findings", "total", "truncated")),
+    list_findings)
+
+LIST_GROUPS = Tool(
+    "list_groups",
+    "List finding groups (one per signature: the same failure on other ids, steps or "
+    "times), newest first, with every column of the store's finding_groups view "
+    "(status included). Filters: status, rule.",
+    obj({"status": ID, "rule": ID, "limit": LIMIT}, closed=True),
+    obj({"groups": {"type": "array", "items": GROUP},
+         "columns": {"type": "array", "items": {"type": "string"}},
+         "total": {"type": "integer"}, "truncated": {"type": "boolean"}},
+        ("groups", "columns", "total", "truncated")),
+    list_groups)
+
+SHOW_FINDING = Tool(
+    "show_finding",
+    "Show one finding with its steps in operational language: the witness events and "
+    "the steps they depend on (parents and where their arguments came from), each with "
+    "its step number, kind, name, status and the shapes of its arguments and result; the "
+    "message, the expected and actual shapes, its group and its minimized trace if one is "
+    "stored. `finding`: a finding id (list_findings) or a signature (the group's latest "
+    "finding), or an unambiguous prefix of either.",
+    obj({"finding": ID, "max_steps": {"type": "integer", "minimum": 1, "maximum": 1000,
+                                      "default": 50}}, ("finding",), closed=True),
+    {"type": "object", "allOf": [FINDING, obj({
+        "id": {"type": "string"}, "group": {"type": ["object", "null"]},
+        "steps": {"type": "array", "items": STEP}, "steps_left_out": {"type": "integer"},
+        "minimized": {"type": ["object", "null"]}, "text": {"type": "string"}},
+        ("id", "group", "steps", "steps_left_out", "minimized", "text"))]},
+    show_finding)
