@@ -14,7 +14,7 @@ EXAMPLE = """example (an agent host's configuration):
                                 "args": ["mcp", "--store", "traces/store"]}}}
 
 Tools: list_findings, list_groups, show_finding, check, invariants, minimize,
-fixture_status. Paths an agent names stay inside the working directory.
+fixture_status, ingest. Paths an agent names stay inside the working directory.
 """
 
 

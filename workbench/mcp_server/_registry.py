@@ -8,10 +8,11 @@ the error envelope come with it (docs/mcp.md, "Adding a tool").
 from __future__ import annotations
 
 from ._findings import LIST_FINDINGS, LIST_GROUPS, SHOW_FINDING
-from ._run import CHECK, FIXTURE_STATUS, INVARIANTS, MINIMIZE
+from ._run import CHECK, FIXTURE_STATUS, INGEST, INVARIANTS, MINIMIZE
 from ._tool import Tool
 
 __all__ = ["TOOLS"]
 
 TOOLS: dict[str, Tool] = {t.name: t for t in (
-    LIST_FINDINGS, LIST_GROUPS, SHOW_FINDING, CHECK, INVARIANTS, MINIMIZE, FIXTURE_STATUS)}
+    LIST_FINDINGS, LIST_GROUPS, SHOW_FINDING, CHECK, INVARIANTS, MINIMIZE, FIXTURE_STATUS,
+    INGEST)}

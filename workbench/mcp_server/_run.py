@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fixtures import DEFAULT_FIXTURES, verify
-from ..ingest import ingest
+from ..ingest import format_names, ingest
 from ..invariants import INVARIANTS as INVARIANT_NAMES
 from ..invariants import (
     check_invariants,
@@ -30,7 +30,7 @@ from ..store import Store
 from ._schemas import CHECK_DOC, ID, PATH, TRACE_IDS, obj
 from ._tool import Tool, ToolContext
 
-__all__ = ["CHECK", "FIXTURE_STATUS", "INVARIANTS", "MINIMIZE"]
+__all__ = ["CHECK", "FIXTURE_STATUS", "INGEST", "INVARIANTS", "MINIMIZE"]
 
 
 def _recording_key(store: Store) -> bytes:
@@ -94,6 +94,16 @@ def fixture_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     result = verify(folder)
     return {**result.to_dict(), "fixtures_dir": ctx.shown(folder),
             "ok": not result.problems}
+
+
+def ingest_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    path = ctx.path(args["path"])
+    if path.is_dir():
+        raise UsageError(f"ingest: {args['path']!r} is a folder; name one file",
+                         hint="call ingest once per trace file")
+    result = ingest([path], ctx.store(), format=args.get("format", "auto"),
+                    workers=1)
+    return {**result.to_dict(), "redacted": True}
 
 
 _RECORD = {"type": "boolean", "default": True,
@@ -165,3 +175,19 @@ FIXTURE_STATUS = Tool(
          "fixtures_dir": {"type": "string"}, "ok": {"type": "boolean"}},
         ("fixtures", "problems", "ok")),
     fixture_status)
+
+INGEST = Tool(
+    "ingest",
+    "Read one trace file (any format `workbench ingest` reads) into the store, redacted "
+    "(secrets and personal data become keyed tokens before anything is written; there is "
+    "no way to turn that off here). Answers the `workbench ingest --json` document; a "
+    "file already ingested is listed under `skipped`.",
+    obj({"path": PATH, "format": {"enum": format_names(), "default": "auto"}}, ("path",),
+        closed=True),
+    obj({"traces": {"type": "array", "items": obj(
+        {"trace_id": {"type": "string"}, "events": {"type": "integer"},
+         "format": {"type": "string"}}, ("trace_id", "events", "format"))},
+         "events": {"type": "integer"}, "skipped": {"type": "array"},
+         "batch": {"type": ["string", "null"]}, "redacted": {"const": True}},
+        ("traces", "events", "skipped", "redacted")),
+    ingest_file)
