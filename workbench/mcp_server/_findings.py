@@ -88,11 +88,11 @@ def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def _pick(store: Store, key: str) -> dict[str, Any]:
     """The finding ``key`` names: its id, or the latest of the group of its signature;
     an unambiguous prefix of either will do."""
-    order = " ORDER BY checked_at DESC, trace_id, seq, rule LIMIT 2"
-    for cond in ("id = ?", "signature = ?"):
-        rows = to_rows(store.sql(f"SELECT * FROM ({_ROWS}) WHERE {cond}{order}", [key]))
-        if rows:
-            return rows[0]
+    rows = to_rows(store.sql(
+        f"SELECT * FROM ({_ROWS}) WHERE id = ? OR signature = ? ORDER BY id = ? DESC, "
+        "checked_at DESC, trace_id, seq, rule LIMIT 1", [key, key, key]))
+    if rows:
+        return rows[0]
     hits = to_rows(store.sql(
         f"SELECT DISTINCT CASE WHEN starts_with(id, ?) THEN 'finding ' || id ELSE "
         f"'group ' || signature END AS what FROM ({_ROWS}) WHERE starts_with(id, ?) OR "
@@ -112,17 +112,18 @@ def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
     store = ctx.store()
     row = _plain(_pick(store, args["finding"]))
-    group = to_rows(store.sql("SELECT * FROM finding_groups WHERE signature = ?",
-                              [row["signature"]]))
+    minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
+    group = to_rows(store.sql(
+        "SELECT (SELECT events FROM traces WHERE trace_id = ?) AS \"minimized events\", g.* "
+        "FROM (SELECT 1) LEFT JOIN finding_groups g ON g.signature = ?",
+        [minimized, row["signature"]]))[0]
+    kept = group.pop("minimized events")
     trace = store.trace(row["trace_id"])
     steps = finding_steps(trace, row["event_ids"], args.get("max_steps", 50))
-    minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
-    kept = store.sql("SELECT events FROM traces WHERE trace_id = ?", [minimized]).column(
-        "events").to_pylist()
     doc = dict(row)
-    doc.update(group=_plain(group[0]) if group else None, steps=steps["steps"],
-               steps_left_out=steps["left_out"],
-               minimized={"trace_id": minimized, "events": kept[0]} if kept else None)
+    doc.update(group=_plain(group) if group.get("signature") else None,
+               steps=steps["steps"], steps_left_out=steps["left_out"],
+               minimized=None if kept is None else {"trace_id": minimized, "events": kept})
     doc["text"] = "\n".join([f"{row['severity']} {row['rule']}: {row['message']}",
                              *(s["text"] for s in steps["steps"])])
     return doc
