@@ -45,6 +45,19 @@ def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(conds)) if conds else "", [v for _, v in filters]
 
 
+def _page(store: Store, query: str, params: list[Any], limit: int
+          ) -> tuple[list[dict[str, Any]], list[str], int]:
+    """Up to ``limit`` rows of ``query``, its columns and how many rows it has in all
+    (one query: a window count beside each row)."""
+    table = store.sql(f"SELECT *, count(*) OVER () AS \"total rows\" FROM ({query}) "
+                      f"LIMIT {int(limit)}", params)
+    rows = to_rows(table)
+    total = rows[0]["total rows"] if rows else 0
+    for r in rows:
+        del r["total rows"]
+    return rows, table.column_names[:-1], total
+
+
 def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     store = ctx.store()
     filters: list[tuple[str, Any]] = []
@@ -57,53 +70,49 @@ def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "signature" in args:
         filters.append(("starts_with(signature, ?)", args["signature"]))
     cond, params = _where(filters)
-    limit = args.get("limit", 100)
-    total = store.sql(f"SELECT count(*) AS n FROM findings{cond}", params).column(
-        "n")[0].as_py()
-    rows = to_rows(store.sql(f"{_ROWS}{cond} ORDER BY checked_at DESC, rule, trace_id, "
-                             f"seq LIMIT {int(limit)}", params))
+    rows, _, total = _page(store, f"{_ROWS}{cond} ORDER BY checked_at DESC, rule, "
+                           "trace_id, seq", params, args.get("limit", 100))
     return {"findings": [_plain(r) for r in rows], "total": total,
             "truncated": total > len(rows)}
 
 
 def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     store = ctx.store()
-    columns = store.sql("SELECT * FROM finding_groups LIMIT 0").column_names
     filters: list[tuple[str, Any]] = []
     if "rule" in args:
         filters.append(("rule = ?", args["rule"]))
-    if "status" in args:  # a view without the column has no group of that status
-        filters.append(('"status" = ?' if "status" in columns else "? IS NULL",
-                        args["status"]))
+    if "status" in args:
+        columns = store.sql("SELECT * FROM finding_groups LIMIT 0").column_names
+        if "status" not in columns:  # no group has a status the view does not hold
+            return {"groups": [], "columns": columns, "total": 0, "truncated": False}
+        filters.append(("status = ?", args["status"]))
     cond, params = _where(filters)
-    limit = args.get("limit", 100)
-    total = store.sql(f"SELECT count(*) AS n FROM finding_groups{cond}", params).column(
-        "n")[0].as_py()
-    rows = to_rows(store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
-                             f"signature LIMIT {int(limit)}", params))
+    query = f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, signature"
+    rows, columns, total = _page(store, query, params, args.get("limit", 100))
     return {"groups": [_plain(r) for r in rows], "columns": columns, "total": total,
             "truncated": total > len(rows)}
 
 
 def _pick(store: Store, key: str) -> dict[str, Any]:
     """The finding ``key`` names: its id, or the latest of the group of its signature;
-    an unambiguous prefix of either will do."""
+    an unambiguous prefix of either will do (one query)."""
     rows = to_rows(store.sql(
-        f"SELECT * FROM ({_ROWS}) WHERE id = ? OR signature = ? ORDER BY id = ? DESC, "
-        "checked_at DESC, trace_id, seq, rule LIMIT 1", [key, key, key]))
-    if rows:
-        return rows[0]
-    hits = to_rows(store.sql(
-        f"SELECT DISTINCT CASE WHEN starts_with(id, ?) THEN 'finding ' || id ELSE "
-        f"'group ' || signature END AS what FROM ({_ROWS}) WHERE starts_with(id, ?) OR "
-        "starts_with(signature, ?) ORDER BY what LIMIT 6", [key, key, key]))
-    if len(hits) == 1:
-        full = hits[0]["what"].partition(" ")[2]
-        return _pick(store, full)
-    if not hits:
+        f"WITH m AS (SELECT *, CASE WHEN id = ? THEN 0 WHEN signature = ? THEN 1 ELSE 2 END "
+        f"AS \"exact\", CASE WHEN starts_with(id, ?) THEN 'finding ' || id ELSE 'group ' || "
+        f"signature END AS \"what\" FROM ({_ROWS}) WHERE starts_with(id, ?) OR "
+        "starts_with(signature, ?)), "
+        "w AS (SELECT list(DISTINCT \"what\" ORDER BY \"what\")[1:6] AS \"names\" FROM m) "
+        "SELECT m.*, w.\"names\" FROM m, w ORDER BY \"exact\", checked_at DESC, trace_id, "
+        "seq, rule LIMIT 1", [key, key, key, key, key]))
+    if not rows:
         raise UnknownFindingError(f"no finding or group {key!r} in the store", finding=key)
+    row = rows[0]
+    exact, names = row.pop("exact"), row.pop("names")
+    del row["what"]
+    if exact < 2 or len(names) == 1:
+        return row
     raise UnknownFindingError(
-        f"{key!r} names several: {', '.join(h['what'] for h in hits[:5])}", finding=key,
+        f"{key!r} names several: {', '.join(names[:5])}", finding=key,
         code="AMBIGUOUS_FINDING", hint="give more characters of the id or signature")
 
 

@@ -254,3 +254,23 @@ def test_a_bug_in_a_tool_is_an_internal_tool_error_not_a_crash(ctx):
     assert r.is_error and r.doc["error"]["code"] == "INTERNAL"
     assert "RuntimeError: boom" in r.text and GHP not in r.text
     assert not call(ctx, "list_groups").is_error
+
+
+def test_a_prefix_naming_several_is_ambiguous(tmp_path, capsys):
+    from workbench.cli import main
+    store = make_project(tmp_path)
+    for _ in range(3):  # 20 finding ids and 3 signatures: two share a first digit
+        assert main(["check", str(tmp_path / "rules.yaml"), "--store", str(store)]) == 1
+    capsys.readouterr()
+    ctx = ToolContext(store, tmp_path)
+    listed = call(ctx, "list_findings").doc["findings"]
+    assert len(listed) == 20
+    names = [f"finding {f['id']}" for f in listed] + [f"group {s}" for s in
+                                                     {f["signature"] for f in listed}]
+    prefix = next(c for c in "0123456789abcdef"
+                  if sum(n.split()[1].startswith(c) for n in names) > 1)
+    r = call(ctx, "show_finding", {"finding": prefix})
+    assert r.doc["error"]["code"] == "AMBIGUOUS_FINDING"
+    assert r.doc["error"]["message"].startswith(f"'{prefix}' names several: ")
+    latest = call(ctx, "show_finding", {"finding": "3a099b3e98e81f00"}).doc
+    assert latest["checked_at"] == max(f["checked_at"] for f in listed)
