@@ -31,11 +31,11 @@ def _step(trace: Trace, e: Event, role: str) -> dict[str, Any]:
     args, result = shape(e.args), shape(e.result)
     error = shape(e.error) if e.error is not None else None
     text = f"step {e.seq}: {e.kind} {e.name} ({e.status})"
-    if args not in (None, {}, []):
+    if e.args not in (None, {}, []):
         text += f" args {_short(args)}"
     if error is not None:
         text += f" error {_short(error)}"
-    elif result not in (None, {}, []):
+    elif e.result not in (None, {}, []):
         text += f" -> {_short(result)}"
     if sources:
         text += "; " + "; ".join(sources)
