@@ -13,7 +13,7 @@ import pytest
 from mcp.client.session import ClientSession  # the `serve` extra, which `test` brings
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from tests.mcp_support import FINDINGS, TRACE, make_project
+from tests.mcp_support import FINDINGS, GHP, TRACE, make_project
 
 TOOL_NAMES = ["list_findings", "list_groups", "show_finding", "check", "invariants",
               "minimize", "fixture_status", "ingest"]
@@ -78,6 +78,7 @@ def test_the_agent_loop_over_stdio(project):
             "trace_id": TRACE[:8], "rules": "rules.yaml", "rule": "approval-before-archive",
             "save": False})
         out["fixtures"] = await s.call_tool("fixture_status", {})
+        out["ingest"] = await s.call_tool("ingest", {"path": "secret.jsonl"})
         return out
     out = session(project, calls)
     groups = out["groups"].structured_content
@@ -98,6 +99,10 @@ def test_the_agent_loop_over_stdio(project):
     mini = out["minimize"].structured_content
     assert (mini["kept_steps"], mini["one_minimal"], mini["stored"]) == ([0, 2, 8], True, None)
     assert code_of(out["fixtures"]) == "FIXTURES_NOT_FOUND"
+    ingested = out["ingest"].structured_content
+    assert [t["trace_id"] for t in ingested["traces"]] == ["with-a-secret"]
+    assert ingested["redacted"] is True
+    assert GHP.encode() not in b"".join(p.read_bytes() for p in project.rglob("*.parquet"))
 
 
 def test_bad_input_gives_tool_errors_and_the_server_keeps_serving(project):
