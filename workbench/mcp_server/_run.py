@@ -46,14 +46,14 @@ def check(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "recording" in args and "trace_ids" in args:
         raise UsageError("check: give `recording` or `trace_ids`, not both",
                          hint="a recording is checked on its own")
-    rules = load_rules(ctx.path(args["rules"]))
+    rules = load_rules(ctx.file(args["rules"]))
     engine = args.get("engine", "duckdb")
     store = ctx.store()
     if "recording" not in args:
         result = run_check(store, rules, trace_ids=args.get("trace_ids"), engine=engine,
                            record=args.get("record", True))
         return {**result.to_dict(), "source": "store", "recorded": result.recorded}
-    recording = ctx.path(args["recording"])
+    recording = ctx.file(args["recording"])
     with tempfile.TemporaryDirectory(prefix="workbench-mcp-") as tmp:
         scratch = Store(Path(tmp) / "store")
         ingest([recording], scratch, workers=1, redact=_recording_key(store))
@@ -62,7 +62,7 @@ def check(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def invariants(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    spec = load_spec(ctx.path(args["openapi"]))
+    spec = load_spec(ctx.file(args["openapi"]))
     result = check_invariants(ctx.store(), spec, trace_ids=args.get("trace_ids"),
                               only=args.get("only"), record=args.get("record", True),
                               source=args["openapi"])
@@ -80,10 +80,10 @@ def minimize(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
               "max_calls": args.get("max_calls"), "max_seconds": args.get("max_seconds")}
     if "openapi" in args:
         pick_invariants([args["rule"]])
-        result = minimize_invariant(trace, load_spec(ctx.path(args["openapi"])),
+        result = minimize_invariant(trace, load_spec(ctx.file(args["openapi"])),
                                     args["rule"], **budget)
     else:
-        rule = pick_rule(load_rules(ctx.path(args["rules"])), args["rule"])
+        rule = pick_rule(load_rules(ctx.file(args["rules"])), args["rule"])
         result = run_minimize(trace, rule, **budget)
     saved = save_result(store, result) if args.get("save", True) else None
     return {**result.to_dict(), "stored": saved}
@@ -97,10 +97,7 @@ def fixture_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def ingest_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    path = ctx.path(args["path"])
-    if path.is_dir():
-        raise UsageError(f"ingest: {args['path']!r} is a folder; name one file",
-                         hint="call ingest once per trace file")
+    path = ctx.file(args["path"])
     result = ingest([path], ctx.store(), format=args.get("format", "auto"),
                     workers=1)
     return {**result.to_dict(), "redacted": True}

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import resolve_ref
-from ..model import UsageError, WorkbenchError, dumps
+from ..model import InputError, UsageError, WorkbenchError, dumps
 from ..redact import error_text, masked, masked_error
 from ..store import Store
 
@@ -54,6 +54,15 @@ class ToolContext:
     def path(self, ref: str) -> Path:
         """A file or folder an agent names, inside ``root`` (else ``REF_OUTSIDE``)."""
         return resolve_ref(ref, self.root)
+
+    def file(self, ref: str) -> Path:
+        """A file an agent names, inside ``root``; a folder is refused (``NOT_A_FILE``):
+        a folder would be read file by file, links out of it included."""
+        path = self.path(ref)
+        if path.is_dir():
+            raise InputError(f"{ref!r} is a folder; name one file", code="NOT_A_FILE",
+                             hint="name each trace file on its own")
+        return path
 
     def shown(self, path: Path) -> str:
         """``path`` as the agent named it: relative to ``root``."""

@@ -184,7 +184,8 @@ def test_ingest_is_redacted_and_confined(tmp_path):
     stored = b"".join(p.read_bytes() for p in store.rglob("*.parquet"))
     assert GHP.encode() not in stored
     assert call(ctx, "ingest", {"path": "secret.jsonl"}).doc["skipped"]
-    assert error(ctx, "ingest", {"path": "."}) == "USAGE"
+    assert error(ctx, "ingest", {"path": "."}) == "NOT_A_FILE"
+    assert error(ctx, "ingest", {"path": "store"}) == "NOT_A_FILE"
     assert error(ctx, "ingest", {"path": "secret.jsonl", "redact": False}) == "BAD_ARGUMENTS"
 
 
@@ -206,6 +207,12 @@ def test_ingest_is_redacted_and_confined(tmp_path):
     ("check", {"rules": "rules.yaml", "recording": "incident.otlp.json",
                "trace_ids": [TRACE]}, "USAGE"),
     ("check", {"rules": "rules.yaml", "recording": "rules.yaml"}, "UNKNOWN_FORMAT"),
+    ("check", {"rules": "rules.yaml", "recording": "."}, "NOT_A_FILE"),
+    ("check", {"rules": "rules.yaml", "recording": "store"}, "NOT_A_FILE"),
+    ("check", {"rules": "rules.yaml\x00"}, "REF_OUTSIDE"),
+    ("check", {"rules": "."}, "NOT_A_FILE"),
+    ("invariants", {"openapi": "."}, "NOT_A_FILE"),
+    ("fixture_status", {"fixtures": "rules.yaml"}, "NOT_A_DIRECTORY"),
     ("check", {"rules": "rules.yaml", "engine": "spark"}, "BAD_ARGUMENTS"),
     ("invariants", {"openapi": "rules.yaml"}, "OPENAPI_INVALID"),
     ("invariants", {"openapi": "openapi.yaml", "only": ["nonsense"]}, "BAD_ARGUMENTS"),
