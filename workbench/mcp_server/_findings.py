@@ -45,12 +45,12 @@ def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(conds)) if conds else "", [v for _, v in filters]
 
 
-def _page(store: Store, query: str, params: list[Any], limit: int
+def _page(store: Store, query: str, order: str, params: list[Any], limit: int
           ) -> tuple[list[dict[str, Any]], list[str], int]:
-    """Up to ``limit`` rows of ``query``, its columns and how many rows it has in all
-    (one query: a window count beside each row)."""
+    """The first ``limit`` rows of ``query`` in ``order``, its columns and how many
+    rows it has in all (one query: a window count beside each row)."""
     table = store.sql(f"SELECT *, count(*) OVER () AS \"total rows\" FROM ({query}) "
-                      f"LIMIT {int(limit)}", params)
+                      f"ORDER BY {order} LIMIT {int(limit)}", params)
     rows = to_rows(table)
     total = rows[0]["total rows"] if rows else 0
     for r in rows:
@@ -70,8 +70,8 @@ def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "signature" in args:
         filters.append(("starts_with(signature, ?)", args["signature"]))
     cond, params = _where(filters)
-    rows, _, total = _page(store, f"{_ROWS}{cond} ORDER BY checked_at DESC, rule, "
-                           "trace_id, seq", params, args.get("limit", 100))
+    rows, _, total = _page(store, f"{_ROWS}{cond}", "checked_at DESC, rule, trace_id, seq, id",
+                           params, args.get("limit", 100))
     return {"findings": [_plain(r) for r in rows], "total": total,
             "truncated": total > len(rows)}
 
@@ -87,8 +87,8 @@ def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
             return {"groups": [], "columns": columns, "total": 0, "truncated": False}
         filters.append(("status = ?", args["status"]))
     cond, params = _where(filters)
-    query = f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, signature"
-    rows, columns, total = _page(store, query, params, args.get("limit", 100))
+    rows, columns, total = _page(store, f"SELECT * FROM finding_groups{cond}",
+                                 "last_seen DESC, signature", params, args.get("limit", 100))
     return {"groups": [_plain(r) for r in rows], "columns": columns, "total": total,
             "truncated": total > len(rows)}
 
