@@ -1,5 +1,6 @@
-"""``check``, ``invariants``, ``minimize`` and ``fixture_status``: the CLI's services
-called as a library, each answering the document its command prints with ``--json``.
+"""``check``, ``invariants``, ``minimize``, ``fixture_status`` and ``ingest``: the CLI's
+services called as a library, each answering the document its command prints with
+``--json``.
 
 Every file an agent names (a rules file, a recording, an OpenAPI document, a fixtures
 folder) is resolved inside the server's working directory (``ToolContext.path``).
@@ -34,8 +35,11 @@ __all__ = ["CHECK", "FIXTURE_STATUS", "INGEST", "INVARIANTS", "MINIMIZE"]
 
 
 def _recording_key(store: Store) -> bytes:
-    """The key a recording is redacted under: the store's, as ingest would use it; a
-    one-time key when the store cannot hold one."""
+    """The key a recording is redacted under: the store's, as ingest would use it (so
+    its tokens match the stored traces'); a one-time key when there is no store, which
+    checking a file does not create."""
+    if not store.exists:
+        return os.urandom(32)
     try:
         return store.redaction_key()
     except StoreError:
@@ -76,8 +80,8 @@ def minimize(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                          "\"rules\": \"rules.yaml\", \"rule\": \"approval-before-archive\"}")
     store = ctx.store()
     trace = store.trace(store.resolve_trace_id(args["trace_id"]))
-    budget: dict[str, Any] = {"finding": args.get("finding"), "signature": args.get("signature"),
-              "max_calls": args.get("max_calls"), "max_seconds": args.get("max_seconds")}
+    budget: dict[str, Any] = {k: args.get(k) for k in ("finding", "signature", "max_calls",
+                                                       "max_seconds")}
     if "openapi" in args:
         pick_invariants([args["rule"]])
         result = minimize_invariant(trace, load_spec(ctx.file(args["openapi"])),

@@ -281,3 +281,10 @@ def test_a_prefix_naming_several_is_ambiguous(tmp_path, capsys):
     assert r.doc["error"]["message"].startswith(f"'{prefix}' names several: ")
     latest = call(ctx, "show_finding", {"finding": "3a099b3e98e81f00"}).doc
     assert latest["checked_at"] == max(f["checked_at"] for f in listed)
+
+
+def test_checking_a_recording_creates_no_store(project, tmp_path):
+    root, _ = project
+    ctx = ToolContext(tmp_path / "no-store", root)
+    doc = call(ctx, "check", {"rules": "rules.yaml", "recording": "incident.otlp.json"}).doc
+    assert doc["errors"] == 4 and not (tmp_path / "no-store").exists()
