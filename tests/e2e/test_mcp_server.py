@@ -142,3 +142,32 @@ def test_without_the_sdk_it_says_which_extra_to_install(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("error[MCP_UNAVAILABLE]: ") and "[serve]" in proc.stderr
+
+
+def test_a_line_that_is_not_json_rpc_does_not_stop_the_server(project):
+    """Raw protocol: a garbage line, then initialize and a call, each answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "mcp", "--store", "store"],
+                            cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "list_groups", "arguments": {"rule": "archive-owned-only"}}}
+        proc.stdin.write("this is not JSON-RPC\n" + json.dumps(init) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                         + "\n" + json.dumps(call) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 2 and not answer["result"].get("isError")
+        assert [g["signature"] for g in answer["result"]["structuredContent"]["groups"]] == [
+            "e3cd8e366278883f"]
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
