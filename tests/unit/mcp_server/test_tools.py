@@ -288,3 +288,17 @@ def test_checking_a_recording_creates_no_store(project, tmp_path):
     ctx = ToolContext(tmp_path / "no-store", root)
     doc = call(ctx, "check", {"rules": "rules.yaml", "recording": "incident.otlp.json"}).doc
     assert doc["errors"] == 4 and not (tmp_path / "no-store").exists()
+
+
+def test_an_invariant_finding_shows_the_call_that_sent_the_request(tmp_path):
+    store = make_project(tmp_path, check=False)
+    ctx = ToolContext(store, tmp_path)
+    assert call(ctx, "invariants", {"openapi": "openapi.yaml"}).doc["errors"] == 1
+    (group,) = call(ctx, "list_groups").doc["groups"]
+    doc = call(ctx, "show_finding", {"finding": group["signature"]}).doc
+    assert doc["rule"] == "status_declared" and doc["actual"]["steps"][0]["status"] == 409
+    assert [(s["seq"], s["kind"], s["role"]) for s in doc["steps"]] == [
+        (0, "agent", "leads_to"), (2, "tool_call", "leads_to"), (9, "tool_call", "leads_to"),
+        (12, "http", "offender")]
+    assert doc["steps"][2]["text"].startswith("step 9: tool_call archive_project (error) "
+                                              "args {\"project_id\":\"string(3)\"} error {")
