@@ -57,6 +57,9 @@ def test_initialize_and_list_the_tools_with_their_schemas(project):
         assert t.description
     show = next(t for t in tools.tools if t.name == "show_finding")
     assert show.input_schema["required"] == ["finding"]
+    assert show.annotations.read_only_hint and not show.annotations.destructive_hint
+    ingest = next(t for t in tools.tools if t.name == "ingest")
+    assert not ingest.annotations.read_only_hint and not ingest.annotations.open_world_hint
 
 
 def test_the_agent_loop_over_stdio(project):

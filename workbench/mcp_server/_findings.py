@@ -150,7 +150,7 @@ LIST_FINDINGS = Tool(
                                 "checked_at": {"type": "string"}}, ("id", "run_id"))]}},
          "total": {"type": "integer"}, "truncated": {"type": "boolean"}},
         ("findings", "total", "truncated")),
-    list_findings)
+    list_findings, read_only=True)
 
 LIST_GROUPS = Tool(
     "list_groups",
@@ -162,7 +162,7 @@ LIST_GROUPS = Tool(
          "columns": {"type": "array", "items": {"type": "string"}},
          "total": {"type": "integer"}, "truncated": {"type": "boolean"}},
         ("groups", "columns", "total", "truncated")),
-    list_groups)
+    list_groups, read_only=True)
 
 SHOW_FINDING = Tool(
     "show_finding",
@@ -179,4 +179,4 @@ SHOW_FINDING = Tool(
         "steps": {"type": "array", "items": STEP}, "steps_left_out": {"type": "integer"},
         "minimized": {"type": ["object", "null"]}, "text": {"type": "string"}},
         ("id", "group", "steps", "steps_left_out", "minimized", "text"))]},
-    show_finding)
+    show_finding, read_only=True)

@@ -175,7 +175,7 @@ FIXTURE_STATUS = Tool(
          "accepted": {"type": "array"}, "checked": {"type": "array"},
          "fixtures_dir": {"type": "string"}, "ok": {"type": "boolean"}},
         ("fixtures", "problems", "ok")),
-    fixture_status)
+    fixture_status, read_only=True)
 
 INGEST = Tool(
     "ingest",

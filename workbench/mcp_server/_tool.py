@@ -75,18 +75,23 @@ class ToolContext:
 @dataclass(frozen=True)
 class Tool:
     """One tool: its name, what it does (the agent reads this), the JSON Schemas of its
-    arguments and of its result, and the function ``run(context, arguments) -> doc``."""
+    arguments and of its result, and the function ``run(context, arguments) -> doc``.
+    ``read_only``: it never writes to the store (a host may call it without asking);
+    no tool deletes anything or reaches past this machine, and the hints say so."""
 
     name: str
     description: str
     input_schema: dict[str, Any]
     output_schema: dict[str, Any]
     run: Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+    read_only: bool = False
 
     def listing(self) -> dict[str, Any]:
         """The tool as ``tools/list`` gives it."""
         return {"name": self.name, "description": self.description,
-                "inputSchema": self.input_schema, "outputSchema": self.output_schema}
+                "inputSchema": self.input_schema, "outputSchema": self.output_schema,
+                "annotations": {"readOnlyHint": self.read_only, "destructiveHint": False,
+                                "openWorldHint": False}}
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ def test_every_tool_declares_object_schemas_that_are_valid():
             assert schema["type"] == "object"
         assert tool.input_schema.get("additionalProperties") is False
         assert tool.listing()["outputSchema"] is tool.output_schema
+    read_only = [t.name for t in TOOLS.values() if t.listing()["annotations"]["readOnlyHint"]]
+    assert read_only == ["list_findings", "list_groups", "show_finding", "fixture_status"]
 
 
 def test_list_findings_newest_first_with_ids_and_filters(ctx):
