@@ -226,7 +226,7 @@ def test_ingest_is_redacted_and_confined(tmp_path):
                   "signature": "ffff"}, "NO_FINDING"),
     ("minimize", {"trace_id": TRACE, "rules": "rules.yaml", "rule": "approval-before-archive",
                   "max_calls": -1}, "BAD_ARGUMENTS"),
-    ("fixture_status", {"fixtures": "/tmp"}, "REF_OUTSIDE"),
+    ("fixture_status", {"fixtures": "/etc"}, "REF_OUTSIDE"),
     ("no_such_tool", {}, "UNKNOWN_TOOL"),
 ])
 def test_bad_input_is_a_tool_error_with_our_code(ctx, name, args, code):
