@@ -77,7 +77,8 @@ class Tool:
     """One tool: its name, what it does (the agent reads this), the JSON Schemas of its
     arguments and of its result, and the function ``run(context, arguments) -> doc``.
     ``read_only``: it never writes to the store (a host may call it without asking);
-    no tool deletes anything or reaches past this machine, and the hints say so."""
+    ``open_world``: it sends requests to a service (a replay's target). No tool deletes
+    anything; the hints MCP defines say all three."""
 
     name: str
     description: str
@@ -85,13 +86,14 @@ class Tool:
     output_schema: dict[str, Any]
     run: Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
     read_only: bool = False
+    open_world: bool = False
 
     def listing(self) -> dict[str, Any]:
         """The tool as ``tools/list`` gives it."""
         return {"name": self.name, "description": self.description,
                 "inputSchema": self.input_schema, "outputSchema": self.output_schema,
                 "annotations": {"readOnlyHint": self.read_only, "destructiveHint": False,
-                                "openWorldHint": False}}
+                                "openWorldHint": self.open_world}}
 
 
 @dataclass(frozen=True)
