@@ -13,7 +13,7 @@ from typing import Any
 
 from ..model import NotFoundError, loads
 from ..store import Store, to_rows
-from ._schemas import FINDING, GROUP, ID, LIMIT, STEP, obj
+from ._schemas import FINDING, GROUP, ID, LIMIT, OFFSET, STEP, obj
 from ._steps import finding_steps
 from ._tool import Tool, ToolContext
 
@@ -45,14 +45,20 @@ def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
     return (" WHERE " + " AND ".join(conds)) if conds else "", [v for _, v in filters]
 
 
-def _page(store: Store, query: str, order: str, params: list[Any], limit: int
+def _page(store: Store, query: str, order: str, params: list[Any], args: dict[str, Any]
           ) -> tuple[list[dict[str, Any]], list[str], int]:
-    """The first ``limit`` rows of ``query`` in ``order``, its columns and how many
-    rows it has in all (one query: a window count beside each row)."""
+    """The rows of ``query`` in ``order`` from ``args``' offset, at most its limit; the
+    columns; how many rows there are in all (one query: a window count beside each
+    row, and a second only when the offset is past the end)."""
+    limit, offset = int(args.get("limit", 100)), int(args.get("offset", 0))
     table = store.sql(f"SELECT *, count(*) OVER () AS \"total rows\" FROM ({query}) "
-                      f"ORDER BY {order} LIMIT {int(limit)}", params)
+                      f"ORDER BY {order} LIMIT {limit} OFFSET {offset}", params)
     rows = to_rows(table)
-    total = rows[0]["total rows"] if rows else 0
+    if rows:
+        total = rows[0]["total rows"]
+    else:
+        total = store.sql(f"SELECT count(*) AS n FROM ({query})", params).column(
+            "n")[0].as_py() if offset else 0
     for r in rows:
         del r["total rows"]
     return rows, table.column_names[:-1], total
@@ -71,9 +77,9 @@ def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         filters.append(("starts_with(signature, ?)", args["signature"]))
     cond, params = _where(filters)
     rows, _, total = _page(store, f"{_ROWS}{cond}", "checked_at DESC, rule, trace_id, seq, id",
-                           params, args.get("limit", 100))
+                           params, args)
     return {"findings": [_plain(r) for r in rows], "total": total,
-            "truncated": total > len(rows)}
+            "truncated": total > args.get("offset", 0) + len(rows)}
 
 
 def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -88,9 +94,9 @@ def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         filters.append(("status = ?", args["status"]))
     cond, params = _where(filters)
     rows, columns, total = _page(store, f"SELECT * FROM finding_groups{cond}",
-                                 "last_seen DESC, signature", params, args.get("limit", 100))
+                                 "last_seen DESC, signature", params, args)
     return {"groups": [_plain(r) for r in rows], "columns": columns, "total": total,
-            "truncated": total > len(rows)}
+            "truncated": total > args.get("offset", 0) + len(rows)}
 
 
 def _pick(store: Store, key: str) -> dict[str, Any]:
@@ -144,7 +150,8 @@ LIST_FINDINGS = Tool(
     "with an id for show_finding. Filters: rule, trace_id (or a prefix), signature (or a "
     "prefix), severity.",
     obj({"rule": ID, "trace_id": ID, "signature": ID,
-         "severity": {"enum": ["error", "warn"]}, "limit": LIMIT}, closed=True),
+         "severity": {"enum": ["error", "warn"]}, "limit": LIMIT, "offset": OFFSET},
+        closed=True),
     obj({"findings": {"type": "array", "items": {
         "allOf": [FINDING, obj({"id": {"type": "string"}, "run_id": {"type": "string"},
                                 "checked_at": {"type": "string"}}, ("id", "run_id"))]}},
@@ -157,7 +164,7 @@ LIST_GROUPS = Tool(
     "List finding groups (one per signature: the same failure on other ids, steps or "
     "times), newest first, with every column of the store's finding_groups view "
     "(status included). Filters: status, rule.",
-    obj({"status": ID, "rule": ID, "limit": LIMIT}, closed=True),
+    obj({"status": ID, "rule": ID, "limit": LIMIT, "offset": OFFSET}, closed=True),
     obj({"groups": {"type": "array", "items": GROUP},
          "columns": {"type": "array", "items": {"type": "string"}},
          "total": {"type": "integer"}, "truncated": {"type": "boolean"}},

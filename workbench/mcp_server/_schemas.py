@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "PATH", "STEP", "TRACE_IDS",
+__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "OFFSET", "PATH", "STEP", "TRACE_IDS",
            "nullable", "obj"]
 
 
@@ -34,6 +34,8 @@ PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
                        "and paths leaving it are refused: REF_OUTSIDE)"}
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
          "description": "at most this many rows (default 100)"}
+OFFSET = {"type": "integer", "minimum": 0, "default": 0,
+          "description": "skip this many rows first (the next page: offset + limit)"}
 TRACE_IDS = {"type": "array", "items": ID, "maxItems": 1000,
              "description": "only these traces (ids or unique prefixes; default: all)"}
 

@@ -72,6 +72,11 @@ def test_list_findings_newest_first_with_ids_and_filters(ctx):
                 ).doc["total"] == 2
     two = call(ctx, "list_findings", {"limit": 2}).doc
     assert len(two["findings"]) == 2 and two["total"] == 5 and two["truncated"]
+    pages = [call(ctx, "list_findings", {"limit": 2, "offset": o}).doc for o in (0, 2, 4)]
+    assert [f["id"] for p in pages for f in p["findings"]] == [f["id"] for f in doc["findings"]]
+    assert [p["truncated"] for p in pages] == [True, True, False]
+    past = call(ctx, "list_findings", {"offset": 10}).doc
+    assert (past["findings"], past["total"], past["truncated"]) == ([], 5, False)
 
 
 def test_list_groups_reads_every_column_of_the_view(ctx):
@@ -85,6 +90,8 @@ def test_list_groups_reads_every_column_of_the_view(ctx):
     assert call(ctx, "list_groups", {"status": "open"}).doc["total"] == 3
     assert call(ctx, "list_groups", {"status": "fixed"}).doc == {
         "groups": [], "columns": doc["columns"], "total": 0, "truncated": False}
+    second = call(ctx, "list_groups", {"limit": 1, "offset": 1}).doc
+    assert second["groups"] == doc["groups"][1:2] and second["truncated"]
     only = call(ctx, "list_groups", {"rule": "archive-owned-only"}).doc["groups"]
     assert [g["signature"] for g in only] == ["e3cd8e366278883f"]
 
@@ -197,6 +204,7 @@ def test_ingest_is_redacted_and_confined(tmp_path):
     ("show_finding", {"finding": 7}, "BAD_ARGUMENTS"),
     ("list_findings", {"limit": "ten"}, "BAD_ARGUMENTS"),
     ("list_findings", {"limit": 0}, "BAD_ARGUMENTS"),
+    ("list_groups", {"offset": -1}, "BAD_ARGUMENTS"),
     ("list_findings", {"colour": "red"}, "BAD_ARGUMENTS"),
     ("list_findings", {"trace_id": "ffff"}, "TRACE_NOT_FOUND"),
     ("list_findings", {"severity": "fatal"}, "BAD_ARGUMENTS"),
