@@ -92,7 +92,7 @@ def test_the_agent_loop_over_stdio(project):
                                "step 2 (result.items[2]), whose owner_id does not qualify")
     assert [(st["seq"], st["role"]) for st in show["steps"]] == [
         (0, "leads_to"), (2, "witness"), (9, "offender")]
-    assert "step 9: tool_call archive_project (error)" in show["text"]
+    assert "archive_project at step 9 (tool_call, error): " in show["text"]
     assert json.loads(out["show"].content[0].text) == show  # the same document as text
     check = out["check"].structured_content
     assert sorted((f["rule"], f["seq"], f["signature"]) for f in check["findings"]) == FINDINGS

@@ -4,7 +4,8 @@
 parents and the events its arguments came from, transitively. Each step says its
 number, kind, name and status, the *shapes* of its arguments and result (never values:
 the finding's ``expected``/``actual`` spelling, ``rules.shape``) and where its arguments
-came from ("args.project_id <- list_projects step 2 result.items[1].id").
+came from ("args.project_id <- list_projects at step 2 result.items[1].id"), worded by
+the trace model's own ``Trace.describe`` as the findings' messages word steps.
 """
 
 from __future__ import annotations
@@ -26,17 +27,20 @@ def _short(value: Any) -> str:
 
 
 def _step(trace: Trace, e: Event, role: str) -> dict[str, Any]:
-    sources = [f"{path} <- {src.name} step {src.seq} {from_path}".rstrip()
+    sources = [f"{path} <- {trace.describe(src)} {from_path}".rstrip()
                for src, path, from_path in trace.sources(e)]
     args, result = shape(e.args), shape(e.result)
     error = shape(e.error) if e.error is not None else None
-    text = f"step {e.seq}: {e.kind} {e.name} ({e.status})"
+    body = []
     if e.args not in (None, {}, []):
-        text += f" args {_short(args)}"
+        body.append(f"args {_short(args)}")
     if error is not None:
-        text += f" error {_short(error)}"
+        body.append(f"error {_short(error)}")
     elif e.result not in (None, {}, []):
-        text += f" -> {_short(result)}"
+        body.append(f"-> {_short(result)}")
+    text = f"{trace.describe(e)} ({e.kind}, {e.status})"
+    if body:
+        text += ": " + " ".join(body)
     if sources:
         text += "; " + "; ".join(sources)
     if role != "leads_to":

@@ -108,11 +108,12 @@ def test_show_finding_gives_the_steps_that_lead_to_it(ctx):
         (8, "archive_project", "offender")]
     offender = doc["steps"][-1]
     assert offender["args"] == {"project_id": "string(3)"}  # shapes, never values
-    assert offender["from"] == ["args.project_id <- list_projects step 2 result.items[1].id"]
+    assert offender["from"] == [
+        "args.project_id <- list_projects at step 2 result.items[1].id"]
     assert offender["text"] == (
-        'step 8: tool_call archive_project (ok) args {"project_id":"string(3)"} -> '
+        'archive_project at step 8 (tool_call, ok): args {"project_id":"string(3)"} -> '
         '{"project_id":"string(3)","state":"string(8)"}; args.project_id <- list_projects '
-        "step 2 result.items[1].id  [offender]")
+        "at step 2 result.items[1].id  [offender]")
     assert doc["group"]["signature"] == "e3cd8e366278883f" and doc["group"]["count"] == 2
     assert doc["text"].splitlines()[0] == f"error archive-owned-only: {doc['message']}"
     assert doc["steps_left_out"] == 0 and doc["minimized"] is None
@@ -310,5 +311,6 @@ def test_an_invariant_finding_shows_the_call_that_sent_the_request(tmp_path):
     assert [(s["seq"], s["kind"], s["role"]) for s in doc["steps"]] == [
         (0, "agent", "leads_to"), (2, "tool_call", "leads_to"), (9, "tool_call", "leads_to"),
         (12, "http", "offender")]
-    assert doc["steps"][2]["text"].startswith("step 9: tool_call archive_project (error) "
-                                              "args {\"project_id\":\"string(3)\"} error {")
+    assert doc["steps"][2]["text"].startswith(
+        'archive_project at step 9 (tool_call, error): args {"project_id":"string(3)"} '
+        "error {")
