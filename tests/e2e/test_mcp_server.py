@@ -1,0 +1,176 @@
+"""`workbench mcp` driven by the official SDK's own client over stdio: a real server
+subprocess in a project folder, initialize, tools/list, each tool's known answer, and
+bad input as tool errors with our codes while the server keeps serving."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import anyio
+import pytest
+from mcp.client.session import ClientSession  # the `serve` extra, which `test` brings
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from tests.mcp_support import FINDINGS, GHP, TRACE, make_project
+
+TOOL_NAMES = ["list_findings", "list_groups", "show_finding", "check", "invariants",
+              "minimize", "fixture_status", "ingest"]
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    root = tmp_path_factory.mktemp("agent-project")
+    make_project(root)
+    return root
+
+
+def session(root, calls):
+    """Run ``calls(session)`` against a `workbench mcp` started in ``root``."""
+    params = StdioServerParameters(command=sys.executable, cwd=str(root),
+                                   args=["-m", "workbench", "mcp", "--store", "store"])
+
+    async def go():
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+            return await calls(s)
+    return anyio.run(go)
+
+
+def code_of(result) -> str:
+    assert result.is_error
+    code = result.structured_content["error"]["code"]
+    text = result.content[0].text
+    assert text.startswith(f"error[{code}]: ") and "\n  hint: " in text, text
+    return code
+
+
+def test_initialize_and_list_the_tools_with_their_schemas(project):
+    async def calls(s):
+        return await s.initialize(), await s.list_tools()
+    init, tools = session(project, calls)
+    assert init.server_info.name == "workbench"
+    assert init.capabilities.tools is not None and "show_finding" in init.instructions
+    assert [t.name for t in tools.tools] == TOOL_NAMES
+    for t in tools.tools:
+        assert t.input_schema["type"] == "object" and t.output_schema["type"] == "object"
+        assert t.description
+    show = next(t for t in tools.tools if t.name == "show_finding")
+    assert show.input_schema["required"] == ["finding"]
+    assert show.annotations.read_only_hint and not show.annotations.destructive_hint
+    ingest = next(t for t in tools.tools if t.name == "ingest")
+    assert not ingest.annotations.read_only_hint and not ingest.annotations.open_world_hint
+
+
+def test_the_agent_loop_over_stdio(project):
+    """List, show, check, minimize, verify: every answer is structured content the SDK
+    client validated against the tool's output schema (it raises when one is not)."""
+    async def calls(s):
+        await s.initialize()
+        out = {"groups": await s.call_tool("list_groups", {"status": "open"}),
+               "findings": await s.call_tool("list_findings", {"rule": "archive-owned-only"})}
+        fid = next(f["id"] for f in out["findings"].structured_content["findings"]
+                   if f["seq"] == 9)
+        out["show"] = await s.call_tool("show_finding", {"finding": fid})
+        out["check"] = await s.call_tool("check", {"rules": "rules.yaml", "record": False})
+        out["recording"] = await s.call_tool("check", {"rules": "rules.yaml",
+                                                       "recording": "incident.otlp.json"})
+        out["invariants"] = await s.call_tool("invariants", {"openapi": "openapi.yaml",
+                                                             "record": False})
+        out["minimize"] = await s.call_tool("minimize", {
+            "trace_id": TRACE[:8], "rules": "rules.yaml", "rule": "approval-before-archive",
+            "save": False})
+        out["fixtures"] = await s.call_tool("fixture_status", {})
+        out["ingest"] = await s.call_tool("ingest", {"path": "secret.jsonl"})
+        return out
+    out = session(project, calls)
+    groups = out["groups"].structured_content
+    assert sorted(g["signature"] for g in groups["groups"]) == sorted(
+        {sig for _, _, sig in FINDINGS})
+    show = out["show"].structured_content
+    assert show["message"] == ("archive_project p19 at step 9 came from list_projects at "
+                               "step 2 (result.items[2]), whose owner_id does not qualify")
+    assert [(st["seq"], st["role"]) for st in show["steps"]] == [
+        (0, "leads_to"), (2, "witness"), (9, "offender")]
+    assert "archive_project at step 9 (tool_call, error): " in show["text"]
+    assert json.loads(out["show"].content[0].text) == show  # the same document as text
+    check = out["check"].structured_content
+    assert sorted((f["rule"], f["seq"], f["signature"]) for f in check["findings"]) == FINDINGS
+    assert out["recording"].structured_content["findings"] == check["findings"]
+    (inv,) = out["invariants"].structured_content["findings"]
+    assert (inv["rule"], inv["seq"]) == ("status_declared", 12)
+    mini = out["minimize"].structured_content
+    assert (mini["kept_steps"], mini["one_minimal"], mini["stored"]) == ([0, 2, 8], True, None)
+    assert code_of(out["fixtures"]) == "FIXTURES_NOT_FOUND"
+    ingested = out["ingest"].structured_content
+    assert [t["trace_id"] for t in ingested["traces"]] == ["with-a-secret"]
+    assert ingested["redacted"] is True
+    assert GHP.encode() not in b"".join(p.read_bytes() for p in project.rglob("*.parquet"))
+
+
+def test_bad_input_gives_tool_errors_and_the_server_keeps_serving(project):
+    async def calls(s):
+        await s.initialize()
+        codes = [code_of(await s.call_tool(name, args)) for name, args in [
+            ("show_finding", {"finding": "0000nothing"}),
+            ("check", {"rules": "broken.yaml"}),
+            ("check", {"rules": "/etc/passwd"}),
+            ("check", {"rules": "rules.yaml", "recording": "../../outside.json"}),
+            ("list_findings", {"limit": "ten"}),
+            ("show_finding", {"finding": ["a", "list"]}),
+            ("minimize", {"trace_id": "ffffffff", "rules": "rules.yaml", "rule": "x"}),
+            ("no_such_tool", {}),
+        ]]
+        after = await s.call_tool("list_findings", {"limit": 1})
+        return codes, after
+    codes, after = session(project, calls)
+    assert codes == ["UNKNOWN_FINDING", "RULES_YAML", "REF_OUTSIDE", "REF_OUTSIDE",
+                     "BAD_ARGUMENTS", "BAD_ARGUMENTS", "TRACE_NOT_FOUND", "UNKNOWN_TOOL"]
+    assert not after.is_error and after.structured_content["total"] == 5
+
+
+def test_a_store_path_that_is_a_file_is_refused_before_serving(tmp_path):
+    (tmp_path / "store").write_text("not a store")
+    proc = subprocess.run([sys.executable, "-m", "workbench", "mcp", "--store", "store"],
+                          cwd=tmp_path, input="", capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("error[STORE_NOT_A_DIRECTORY]: ") and "hint:" in proc.stderr
+
+
+def test_without_the_sdk_it_says_which_extra_to_install(tmp_path):
+    code = ("import sys; sys.modules['mcp'] = None\n"
+            "from workbench.cli import main\nsys.exit(main(['mcp', '--store', 'store']))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, input="",
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("error[MCP_UNAVAILABLE]: ") and "[serve]" in proc.stderr
+
+
+def test_a_line_that_is_not_json_rpc_does_not_stop_the_server(project):
+    """Raw protocol: a garbage line, then initialize and a call, each answered."""
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "mcp", "--store", "store"],
+                            cwd=project, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "list_groups", "arguments": {"rule": "archive-owned-only"}}}
+        proc.stdin.write("this is not JSON-RPC\n" + json.dumps(init) + "\n")
+        proc.stdin.flush()
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                         + "\n" + json.dumps(call) + "\n")
+        proc.stdin.flush()
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 2 and not answer["result"].get("isError")
+        assert [g["signature"] for g in answer["result"]["structuredContent"]["groups"]] == [
+            "e3cd8e366278883f"]
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
