@@ -69,6 +69,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "invariants": ("_invariants", "judge recorded HTTP traffic by the eight contract invariants"),
     "probe": ("_probe", "generate traffic against a loopback service and judge it"),
     "serve": ("_serve", "answer HTTP or MCP from recorded exchanges on 127.0.0.1; record"),
+    "replay": ("_replay", "re-run a finding against a target; close it when it no longer "
+                          "reproduces"),
 }
 _GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 
