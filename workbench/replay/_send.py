@@ -197,8 +197,8 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
             if missing is not None:
                 out.error_code = "CREDENTIAL_MISSING"
                 out.error_message = (f"step {i + 1} ({x.method} {x.path}) carries the "
-                                     f"{missing} header the store holds redacted; no "
-                                     f"--auth-env names a variable for it")
+                                     f"{missing} header, a credential the store never "
+                                     "supplies; no --auth-env names a variable for it")
                 break
             t0 = time.time_ns()
             try:
