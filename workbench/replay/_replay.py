@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import shlex
 import tempfile
 import time
 import uuid
@@ -116,7 +117,9 @@ def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
     result = ReplayResult(uuid.uuid4().hex[:12], picked, env, tgt.url, attempts)
     if oracle_cmd is not None:
         result.mode = "oracle"
-        oracle = command_oracle(oracle_cmd, oracle_timeout)
+        # {target} in the command becomes the target URL; {trace} the steps' JSONL file
+        oracle = command_oracle(oracle_cmd.replace("{target}", shlex.quote(tgt.url)),
+                                oracle_timeout)
         for n in range(1, attempts + 1):
             at, before = dt.datetime.now(dt.UTC), oracle.unresolved
             t0 = time.perf_counter()
