@@ -83,8 +83,8 @@ def credentials(specs: Iterable[str], environ: Mapping[str, str] | None = None
     env = os.environ if environ is None else environ
     out: dict[str, str] = {}
     for spec in specs:
-        header, _, var = spec.rpartition("=")
-        header = (header or "authorization").strip().lower()
+        header, eq, var = spec.rpartition("=")
+        header = (header if eq else "authorization").strip().lower()
         if not var or not header or not all(c.isalnum() or c in "-_" for c in header):
             raise AuthEnvError(f"--auth-env {spec!r} is neither VAR nor HEADER=VAR",
                                code="AUTH_ENV_INVALID")
