@@ -177,6 +177,7 @@ def _replay_http(store: Store, picked: Picked, trace: Any, tgt: Target,
                                   "REPLAY_TIMEOUT"):
             break  # the next attempt cannot fare otherwise
     traces = _ingest(store, played, result, picked)
+    recorded = store.traces(list(traces.values()))
     for n, at, attempt in played:
         run = ReplayRun(n, at, "error", None, len(steps), len(attempt.exchanges),
                         trace_id=traces.get(n), seconds=attempt.seconds)
@@ -184,7 +185,7 @@ def _replay_http(store: Store, picked: Picked, trace: Any, tgt: Target,
             run.error_code = attempt.error_code
             run.error_message = masked(attempt.error_message or "")
         else:
-            found = judge(store.trace(traces[n]))
+            found = judge(recorded[traces[n]])
             same = [f for f in found if f.signature == picked.signature]
             run.reproduced = bool(same)
             run.outcome = "reproduced" if same else "clean"

@@ -58,7 +58,9 @@ def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -
             listing = ", ".join(_literal(p) for p in paths)
             con.execute(f"CREATE VIEW _{table}_files AS SELECT * FROM read_parquet("
                         f"[{listing}], hive_partitioning = false, union_by_name = true)")
-            have = {r[0] for r in con.execute(f"DESCRIBE _{table}_files").fetchall()}
+            # only a table that gained columns is asked which its files hold
+            have = ({r[0] for r in con.execute(f"DESCRIBE _{table}_files").fetchall()}
+                    if any(t == table for t, _ in _ADDED) else set(schema.names))
             cols = ", ".join(_column(table, f, f.name in have) for f in schema)
             con.execute(f"CREATE VIEW {name} AS SELECT {cols} FROM _{table}_files")
         else:  # typed in SQL: registering an Arrow table would make DuckDB load pandas
