@@ -312,3 +312,27 @@ def test_tool_call_steps_need_an_oracle_command(capsys, tmp_path):
         assert rc == rc_want and doc["mode"] == "oracle"
         assert [r["outcome"] for r in doc["runs"]] == [outcome] * 3
         assert doc["status"] == status
+
+
+def test_minimize_against_a_live_target_refuses_what_it_cannot_replay(capsys, found, api,
+                                                                       token):
+    store, _, url, svc = found
+    trace = Store(store).sql("SELECT trace_id FROM findings").column(0)[0].as_py()
+    base = ["minimize", trace, "--invariants", api, "--rule", "idempotent_retry",
+            "--store", store, "--no-save"]
+    before = snapshot(store)
+    rc, _, err = run(capsys, *base, "--target", "http://orders.example.com", "--auth-env",
+                     token)
+    assert rc == 2 and err.startswith("error[REPLAY_TARGET_REFUSED]: ")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    rc, _, err = run(capsys, *base, "--target", f"http://127.0.0.1:{port}", "--auth-env",
+                     token)
+    assert rc == 2 and err.startswith("error[ORACLE_FAILED]: ")
+    rc, _, err = run(capsys, *base, "--target", url)  # the recording carries a credential
+    assert rc == 2 and err.startswith("error[ORACLE_FAILED]: ") and "authorization" in err
+    svc.bugs.discard("double_create")  # fixed: the whole trace no longer fails there
+    rc, _, err = run(capsys, *base, "--target", url, "--auth-env", token)
+    assert rc == 2 and err.startswith("error[NOT_REPRODUCED]: ")
+    assert snapshot(store) == before
