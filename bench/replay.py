@@ -12,7 +12,8 @@ service's own time and a plain client sending the same requests, in the same run
 - ``ours``: ``run_replay(store, SIGNATURE, URL, attempts=3)`` in this process (sending
   with ids substituted, recording each attempt as a trace, judging it, appending the
   rows), best of ``--repeat``; and ``workbench replay … --json`` in a fresh process
-  (start-up included). ``baseline``: the same 3 × steps requests sent as recorded with
+  (start-up included; ``workbench traces`` on the same store, timed beside it, is the
+  start-up floor of any command). ``baseline``: the same 3 × steps requests sent as recorded with
   ``http.client`` on one connection (no substitution, no recording, no judging).
 - Prints each time, the service's share, and ``overhead`` = ours − service; the target
   is an overhead under 2 s.
@@ -193,6 +194,10 @@ def main() -> int:
                               capture_output=True, text=True, cwd=tmp, check=False)
         cli = time.perf_counter() - t0
         cli_service = server.take()
+        t0 = time.perf_counter()  # the start-up floor: a fresh process that reads the store
+        subprocess.run([sys.executable, "-m", "workbench", "traces", "--store",
+                        str(store.root), "--json"], capture_output=True, cwd=tmp, check=True)
+        startup = time.perf_counter() - t0
         if done.returncode != 1:
             failures.append(f"workbench replay exited {done.returncode}: {done.stderr[-300:]}")
         base = plain(url, sent, args.attempts)
@@ -204,6 +209,7 @@ def main() -> int:
            "ours_overhead_seconds": round(ours[best] - service[best], 3),
            "cli_seconds": round(cli, 3), "cli_service_seconds": round(cli_service, 3),
            "cli_overhead_seconds": round(cli - cli_service, 3),
+           "startup_seconds": round(startup, 3),
            "baseline_seconds": round(base, 3), "baseline_service_seconds": round(base_service, 3),
            "ratio_ours_to_baseline": round(ours[best] / base, 1) if base else None,
            "target_overhead_seconds": TARGET_OVERHEAD,
@@ -219,6 +225,7 @@ def main() -> int:
               f"{d['ours_service_seconds']:>11.3f}{d['ours_overhead_seconds']:>12.3f}")
         print(f"{'ours (workbench replay)':<28}{d['cli_seconds']:>9.3f}"
               f"{d['cli_service_seconds']:>11.3f}{d['cli_overhead_seconds']:>12.3f}")
+        print(f"{'start-up (workbench traces)':<28}{d['startup_seconds']:>9.3f}")
         print(f"{'baseline (http.client)':<28}{d['baseline_seconds']:>9.3f}"
               f"{d['baseline_service_seconds']:>11.3f}"
               f"{d['baseline_seconds'] - d['baseline_service_seconds']:>12.3f}")
