@@ -176,9 +176,9 @@ def run_findings(args: argparse.Namespace) -> int:
                       "trace_id, seq", params)
     rows = [_plain(r) for r in to_rows(table)]
     emit(args, {"findings": rows}, lambda: render_table(
-        ["checked_at", "severity", "rule", "trace_id", "seq", "message"],
-        [[r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"], r["message"]]
-         for r in rows]) if rows else "no findings recorded")
+        ["finding", "checked_at", "severity", "rule", "trace_id", "seq", "message"],
+        [[r["finding_id"], r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"],
+          r["message"]] for r in rows]) if rows else "no findings recorded")
     return 0
 
 

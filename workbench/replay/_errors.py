@@ -28,6 +28,7 @@ OUTCOME_CODES: dict[str, str] = {
     "REPLAY_UNREACHABLE": "the target refused or dropped the connection",
     "REPLAY_TIMEOUT": "the target did not answer within --timeout",
     "ORACLE_UNRESOLVED": "--oracle-cmd exited with neither 0 nor 1, or timed out",
+    "LIMIT_EXCEEDED": "an answer was larger than the limit answer_bytes (docs/cli.md)",
 }
 
 

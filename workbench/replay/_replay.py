@@ -179,7 +179,7 @@ def _replay_http(store: Store, picked: Picked, trace: Any, tgt: Target,
         attempt = play(steps, tgt, creds, f"{result.replay_id}.{n}", timeout)
         played.append((n, at, attempt))
         if attempt.error_code in ("CREDENTIAL_MISSING", "REPLAY_UNREACHABLE",
-                                  "REPLAY_TIMEOUT"):
+                                  "REPLAY_TIMEOUT", "LIMIT_EXCEEDED"):
             break  # the next attempt cannot fare otherwise
     traces = _ingest(store, played, result, picked)
     recorded = store.traces(list(traces.values()))

@@ -25,7 +25,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlencode
 
 from ..invariants import Exchange
-from ..model import Event, dumps
+from ..model import LIMITS, Event, dumps
 from ..model import loads as json_loads
 from ._target import Target
 
@@ -204,7 +204,8 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
             try:
                 conn.request(x.method, url, body=data, headers=headers)
                 resp = conn.getresponse()
-                raw = resp.read()
+                cap = LIMITS["answer_bytes"]
+                raw = resp.read(cap.value + 1)
             except TimeoutError:
                 out.error_code, out.error_message = "REPLAY_TIMEOUT", (
                     f"step {i + 1} ({x.method} {x.path}): {target.url} did not answer "
@@ -216,6 +217,10 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
                     f"({type(exc).__name__})")
                 break
             t1 = time.time_ns()
+            if len(raw) > cap.value:
+                out.error_code = "LIMIT_EXCEEDED"
+                out.error_message = cap.breach(f"step {i + 1} ({x.method} {x.path})").message
+                break
             rheaders = {k.lower(): v for k, v in resp.getheaders()}
             try:
                 rbody: Any = json_loads(raw) if raw else None

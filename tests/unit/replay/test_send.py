@@ -148,3 +148,16 @@ def test_substitution_replaces_exactly_the_learned_values(body, old, new):
             assert b == a and type(b) is type(a)  # 1 is never "1", True never 1
 
     walk(body, out)
+
+
+def test_an_answer_past_the_limit_stops_the_attempt(monkeypatch):
+    from workbench.model import LIMITS, Limit
+
+    monkeypatch.setitem(LIMITS, "answer_bytes", Limit("answer_bytes", 100, "bytes", "x"))
+    recorded = [_x(0, "GET", "/orders/o1", headers=AUTH, status=200),
+                _x(1, "GET", "/orders", headers=AUTH, status=200)]
+    with running() as (url, _):
+        got = play(steps_of((), recorded), parse_target(url), {"authorization": TOKEN}, "t")
+    assert got.error_code == "LIMIT_EXCEEDED" and len(got.exchanges) == 1  # o1 fits
+    assert "step 2 (GET /orders)" in (got.error_message or "")
+    assert "answer_bytes = 100 bytes" in (got.error_message or "")
