@@ -207,6 +207,7 @@ def _rows(store: Path) -> list[dict[str, Any]]:
     (["replay", "{sig}", "--target", "{url}", "--auth-env", "=X"], "AUTH_ENV_INVALID"),
     (["replay", "{sig}", "--target", "{url}", "--attempts", "0"], "USAGE"),
     (["replay", "{sig}", "--target", "{url}", "--env", "no such env"], "ENV_INVALID"),
+    (["ingest", "run.har", "--env", "a/b"], "ENV_INVALID"),
     (["replay", "{sig}", "--target", "{url}", "--invariants", "missing.yaml"],
      "REPLAY_JUDGE_MISSING"),
     (["minimize", "{trace}", "--rules", "r.yaml", "--rule", "x", "--target", "{url}"],
@@ -241,6 +242,7 @@ def test_a_redacted_credential_without_a_variable_is_an_error_not_a_pass(capsys,
     assert rc == 2 and err.startswith("error[CREDENTIAL_MISSING]: ")
     doc = json.loads(out)
     assert doc["reproduced"] is None and doc["status"] == "open"
+    assert doc["error"]["code"] == "CREDENTIAL_MISSING"  # as in any exit 2's envelope
     assert _rows(store) == [{"outcome": "error", "reproduced": None, "steps_run": 0,
                              "error_code": "CREDENTIAL_MISSING", "observed_signature": None}]
 

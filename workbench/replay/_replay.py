@@ -26,7 +26,7 @@ from ..minimize import OracleError, command_oracle
 from ..model import REPLAYS, UsageError
 from ..redact import masked
 from ..store import Store, to_rows
-from ._errors import ReplayInputError
+from ._errors import OUTCOME_CODES, ReplayInputError
 from ._find import Picked, judge_for, pick
 from ._har import har_of
 from ._send import Attempt, play, steps_of
@@ -95,7 +95,18 @@ class ReplayResult:
                 "runs": [r.to_json() for r in self.runs], "reproduced": self.reproduced,
                 "status": self.status, "replay_id": self.replay_id, "ref": p.kind,
                 "rule": p.rule, "finding_env": p.env, "source_trace": p.source_trace,
-                "mode": self.mode, "seconds": round(self.seconds, 3)}
+                "mode": self.mode, "seconds": round(self.seconds, 3),
+                "error": self._error()}
+
+    def _error(self) -> dict[str, Any] | None:
+        """When no attempt observed anything: the error envelope's keys, so a script
+        reading ``error.code`` (as for any exit 2) finds why."""
+        err = self.error
+        if err is None:
+            return None
+        code = err.error_code or "ORACLE_UNRESOLVED"
+        return {"code": code, "message": err.error_message, "hint": OUTCOME_CODES.get(code, ""),
+                "details": {"recorded": len(self.runs)}}
 
 
 def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
