@@ -206,6 +206,8 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
                 resp = conn.getresponse()
                 cap = LIMITS["answer_bytes"]
                 raw = resp.read(cap.value + 1)
+                if len(raw) <= cap.value and resp.length:  # fewer bytes than promised
+                    raise http.client.IncompleteRead(raw, resp.length)
             except TimeoutError:
                 out.error_code, out.error_message = "REPLAY_TIMEOUT", (
                     f"step {i + 1} ({x.method} {x.path}): {target.url} did not answer "
