@@ -37,7 +37,8 @@ _DROP = frozenset({"host", "content-length", "connection", "keep-alive", "transf
                    "te", "upgrade", "accept-encoding", "expect"})
 _TOKEN = "\u00ab"  # a redaction token starts with «
 _SHOWN = "\u00abcredential\u00bb"
-_ID_KEYS = ("id", "cursor", "next", "token", "key", "uuid", "location")
+_ID_NAMES = frozenset({"id", "uuid", "guid", "next", "location", "href"})
+_ID_PARTS = ("cursor", "token", "key")
 
 
 @dataclass(frozen=True)
@@ -99,9 +100,12 @@ def _id_like(path: tuple[str | int, ...], value: Any, named: set[str]) -> bool:
         return False
     if isinstance(value, str) and (len(value) < 2 or value.startswith(_TOKEN)):
         return False
-    key = next((str(p) for p in reversed(path) if isinstance(p, str)), "").lower()
+    name = next((str(p) for p in reversed(path) if isinstance(p, str)), "")
+    key = name.lower()
     dotted = ".".join(str(p) for p in path)
-    return dotted in named or any(k in key for k in _ID_KEYS)
+    return (dotted in named or key in _ID_NAMES or key.endswith(("_id", "-id", "_uuid"))
+            or (name.endswith("Id") and name[:-2].isalnum())  # orderId
+            or any(k in key for k in _ID_PARTS))
 
 
 class _Ids:

@@ -161,3 +161,15 @@ def test_an_answer_past_the_limit_stops_the_attempt(monkeypatch):
     assert got.error_code == "LIMIT_EXCEEDED" and len(got.exchanges) == 1  # o1 fits
     assert "step 2 (GET /orders)" in (got.error_message or "")
     assert "answer_bytes = 100 bytes" in (got.error_message or "")
+
+
+@pytest.mark.parametrize(("path", "learned"), [
+    (("id",), True), (("order_id",), True), (("orderId",), True), (("next_cursor",), True),
+    (("items", 0, "id"), True), (("page_token",), True), (("Location",), True),
+    (("valid",), False), (("width",), False), (("paid",), False), (("sku",), False),
+    (("Id",), True), (("status",), False)])
+def test_which_answer_fields_are_ids(path, learned):
+    from workbench.replay._send import _id_like
+    assert _id_like(path, "v-1", set()) is learned
+    assert _id_like(path, True, set()) is False  # never a boolean
+    assert _id_like(("sku",), "v-1", {"sku"}) is True  # a field the store's refs name
