@@ -22,8 +22,8 @@ import pyarrow as pa
 
 from ..ingest import check_env, ingest
 from ..invariants import exchanges_of
-from ..minimize import OracleError, command_oracle
-from ..model import REPLAYS, UsageError
+from ..minimize import command_oracle
+from ..model import REPLAYS, Trace, UsageError
 from ..redact import masked
 from ..store import Store, to_rows
 from ._errors import OUTCOME_CODES, ReplayInputError
@@ -139,10 +139,8 @@ def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
         for n in range(1, attempts + 1):
             at, before = dt.datetime.now(dt.UTC), oracle.unresolved
             t0 = time.perf_counter()
-            try:
-                hit = oracle(trace)
-            except OracleError:
-                raise  # the command cannot run at all: nothing observed, nothing recorded
+            # a command that cannot run at all raises ORACLE_FAILED: nothing is recorded
+            hit = oracle(trace)
             spent = time.perf_counter() - t0
             if oracle.unresolved > before:
                 result.runs.append(ReplayRun(
@@ -162,7 +160,7 @@ def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
     return result
 
 
-def _replay_http(store: Store, picked: Picked, trace: Any, tgt: Target,
+def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
                  creds: dict[str, str], result: ReplayResult, invariants: str | None,
                  rules: str | None, timeout: float) -> None:
     others = sorted({e.kind for e in trace.events if e.kind in ("tool_call", "llm_call")})
