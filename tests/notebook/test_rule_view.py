@@ -200,3 +200,28 @@ def test_long_finding_lists_are_filtered_and_paged():
     assert view.listed == [] and view.page_label.value == "no finding matches"
     view.filter_box.value = ""
     assert len(view.listed) == failing
+
+
+def test_groups_show_their_status_and_last_replay(store):
+    import sys
+
+    from workbench.replay import run_replay
+
+    view = RuleView(store, TRACE, rules=RULES, record=True)
+    view.run()
+    assert {g.status for g in view.groups} == {"open"}
+    assert {g.last_replay for g in view.groups} == {""}
+    assert "<td>open</td>" in view.groups_html.value
+    # three clean replays (a command that runs the steps and passes) close one group
+    clean = f"{sys.executable} -c 'import sys; sys.exit(0)' {{trace}}"
+    done = run_replay(store, SIGS["archive-owned-only"], "http://127.0.0.1:9",
+                      oracle_cmd=clean)
+    assert done.status == "fixed" and [r.outcome for r in done.runs] == ["clean"] * 3
+    view.run()
+    by_sig = {g.signature: g for g in view.groups}
+    fixed = by_sig[SIGS["archive-owned-only"]]
+    assert fixed.status == "fixed"
+    assert fixed.last_replay.startswith("clean ") and " in default (http://127.0.0.1:9)" in \
+        fixed.last_replay
+    assert by_sig[SIGS["approval-before-archive"]].status == "open"
+    assert "<td>fixed</td>" in view.groups_html.value

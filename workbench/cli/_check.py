@@ -57,7 +57,8 @@ def register(sub: Any) -> None:
 
     p = sub.add_parser("findings", help=summary("findings"),
                        description="List the findings recorded by `workbench check`, or "
-                       "with --group one line per signature.",
+                       "with --group one line per signature: its environment, status (open, flaky, "
+                       "fixed), last replay and where it ran.",
                        epilog="examples:\n  workbench findings --group\n"
                               "  workbench findings --rule approval-before-archive --json",
                        formatter_class=RAW)
@@ -165,18 +166,32 @@ def run_findings(args: argparse.Namespace) -> int:
                           "signature", params)
         rows = [_plain(r) for r in to_rows(table)]
         emit(args, {"groups": rows}, lambda: render_table(
-            ["signature", "rule", "count", "runs", "traces", "status", "example"],
-            [[r["signature"], r["rule"], r["count"], r["runs"], r["traces"], r["status"],
-              r["example"]] for r in rows]) if rows else "no findings recorded")
+            ["signature", "rule", "count", "runs", "traces", "env", "status", "last replay",
+             "where", "example"],
+            [[r["signature"], r["rule"], r["count"], r["runs"], r["traces"], r["env"],
+              r["status"], _last_replay(r), _where(r), r["example"]] for r in rows])
+            if rows else "no findings recorded")
         return 0
     table = store.sql(f"SELECT * FROM findings{cond} ORDER BY checked_at DESC, rule, "
                       "trace_id, seq", params)
     rows = [_plain(r) for r in to_rows(table)]
     emit(args, {"findings": rows}, lambda: render_table(
-        ["checked_at", "severity", "rule", "trace_id", "seq", "message"],
-        [[r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"], r["message"]]
-         for r in rows]) if rows else "no findings recorded")
+        ["finding", "checked_at", "severity", "rule", "trace_id", "seq", "message"],
+        [[r["finding_id"], r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"],
+          r["message"]] for r in rows]) if rows else "no findings recorded")
     return 0
+
+
+def _last_replay(row: dict[str, Any]) -> str:
+    if not row.get("last_replay"):
+        return "-"
+    return f"{row['last_replay']} {str(row['last_replay_at'])[:19].replace('T', ' ')}"
+
+
+def _where(row: dict[str, Any]) -> str:
+    if not row.get("last_replay"):
+        return "-"
+    return f"{row['last_replay_env']} {row['last_replay_target']}"
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:

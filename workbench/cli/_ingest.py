@@ -30,6 +30,10 @@ def register(sub: Any) -> None:
                    help="the source format (default: auto)")
     p.add_argument("--no-redact", dest="redact", action="store_false",
                    help="store values as they are, secrets included (recorded per trace)")
+    p.add_argument("--env", default="default", metavar="NAME",
+                   help="the environment these traces were recorded in (kept in `traces`; "
+                        "replay closes a finding only from its own environment; default: "
+                        "default)")
     common(p)
     p.set_defaults(func=run)
 
@@ -63,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     progress = _Progress()
     try:
         result = ingest(args.paths, store, format=args.format, progress=progress,
-                        redact=args.redact)
+                        redact=args.redact, env=args.env)
     finally:
         progress.done()
     doc = result.to_dict()

@@ -70,6 +70,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "probe": ("_probe", "generate traffic against a loopback service and judge it"),
     "serve": ("_serve", "answer HTTP or MCP from recorded exchanges on 127.0.0.1; record"),
     "mcp": ("_mcp", "serve findings, checks and minimization to agents over MCP (stdio)"),
+    "replay": ("_replay", "re-run a finding against a target; close it when it no longer "
+                          "reproduces"),
 }
 _GLOBAL_FLAGS = frozenset({"--json", "--version", "-h", "--help"})
 

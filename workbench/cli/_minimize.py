@@ -26,6 +26,8 @@ EXAMPLE = """examples:
   workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive
   workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive \\
       --oracle-cmd 'python replay.py {trace}' --repeat 3 --max-calls 200 --out min.jsonl
+  workbench minimize 4bf92f35 --invariants openapi.yaml --rule idempotent_retry \
+      --target http://127.0.0.1:8080 --auth-env API_TOKEN --repeat 2
 exit status: 0 minimized and proven 1-minimal; 1 a result that is not proven 1-minimal
 (budget spent, or the final re-test did not fail); 2 bad input (no such finding ...)
 """
@@ -62,6 +64,15 @@ def register(sub: Any) -> None:
                         "most runs do")
     p.add_argument("--max-calls", type=int, metavar="N", help="oracle call budget")
     p.add_argument("--max-seconds", type=float, metavar="S", help="time budget")
+    p.add_argument("--target", metavar="URL",
+                   help="with --invariants: judge each candidate by replaying its HTTP steps "
+                        "against this service (a live oracle; each replay is one call, "
+                        "default budget 200 calls and 120 s)")
+    p.add_argument("--auth-env", action="append", default=[], metavar="[HEADER=]VAR",
+                   help="with --target: a credential from an environment variable (VAR: "
+                        "Authorization; HEADER=VAR another header; repeat)")
+    p.add_argument("--allow-writes", action="append", default=[], metavar="HOST",
+                   help="with --target: allow writing steps to this host (loopback always)")
     p.add_argument("--out", metavar="FILE", help="also write the minimized trace as JSONL")
     p.add_argument("--no-save", action="store_true",
                    help="do not store the minimized trace")
@@ -116,13 +127,20 @@ def _text(result: MinimizeResult, saved: bool | None, out: str | None) -> str:
 def _minimize_invariant(args: argparse.Namespace, progress: _Progress) -> MinimizeResult:
     from ..invariants import load_spec, minimize_invariant, pick_invariants
 
-    if args.oracle_cmd or args.repeat != 1:
-        raise UsageError("--invariants minimizes offline: --oracle-cmd and --repeat are for "
-                         "rules")
+    if args.oracle_cmd or (args.repeat != 1 and args.target is None):
+        raise UsageError("--invariants minimizes offline, or live with --target: "
+                         "--oracle-cmd is for rules, --repeat for --oracle-cmd or --target")
     pick_invariants([args.rule])
     spec = load_spec(args.invariants)
     store = Store(resolve_store_path(args.store))
     trace = store.trace(store.resolve_trace_id(args.trace))
+    if args.target is not None:
+        from ..replay import minimize_live
+        return minimize_live(trace, spec, args.rule, args.target, finding=args.finding,
+                             signature=args.signature, auth_env=args.auth_env,
+                             allow_writes=args.allow_writes, repeat=args.repeat,
+                             vote=args.vote, max_calls=args.max_calls,
+                             max_seconds=args.max_seconds, progress=progress)
     return minimize_invariant(trace, spec, args.rule, finding=args.finding,
                               signature=args.signature, max_calls=args.max_calls,
                               max_seconds=args.max_seconds, progress=progress)
@@ -130,6 +148,9 @@ def _minimize_invariant(args: argparse.Namespace, progress: _Progress) -> Minimi
 
 def run(args: argparse.Namespace) -> int:
     _check_args(args)
+    if args.invariants is None and (args.target or args.auth_env or args.allow_writes):
+        raise UsageError("--target, --auth-env and --allow-writes replay HTTP steps: they "
+                         "go with --invariants OPENAPI")
     if args.invariants is not None:
         progress = _Progress()
         try:

@@ -7,7 +7,7 @@ data flow, flags), worker processes (``_workers``), the commit, and ``read_trace
 ``workbench.formats``.
 """
 
-from ._pipeline import IngestProgress, IngestResult, TraceSummary, ingest
+from ._pipeline import IngestProgress, IngestResult, TraceSummary, check_env, ingest
 from ._read_trace import read_trace
 from ._registry import ADAPTERS, adapter_for, detect, format_names
 
@@ -17,6 +17,7 @@ __all__ = [
     "IngestResult",
     "TraceSummary",
     "adapter_for",
+    "check_env",
     "detect",
     "format_names",
     "ingest",

@@ -11,6 +11,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -34,6 +35,7 @@ from ..model import (
     InputError,
     InvalidTraceError,
     StoreError,
+    UsageError,
     WorkbenchError,
     trace_row,
 )
@@ -44,7 +46,7 @@ from ._registry import adapter_for, detect
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
 
-__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "ingest"]
+__all__ = ["IngestProgress", "IngestResult", "TraceSummary", "check_env", "ingest"]
 
 _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
 _PARALLEL_ABOVE = 32 << 20  # bytes of input before more processes pay for their start
@@ -225,7 +227,8 @@ def _stage_all(parts: list[_Part], workers: Workers,
 
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
-           workers: int | None = None, redact: bool | bytes = True) -> IngestResult:
+           workers: int | None = None, redact: bool | bytes = True,
+           env: str = "default") -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     ``redact`` (the default): secrets and personal data become keyed tokens under the
@@ -238,15 +241,28 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     When another process commits one of the same files while this one is reading, the
     commit is refused and the ingest starts again without that file.
     """
+    check_env(env)
     forced = None if format == "auto" else adapter_for(format)
     for _attempt in range(_RETRIES):
         try:
-            return _ingest_once(paths, store, forced, progress, workers, redact)
+            return _ingest_once(paths, store, forced, progress, workers, redact, env)
         except StoreError as exc:
             if exc.code not in ("ALREADY_INGESTED", "TRACE_EXISTS") or not _lost_race(
                     paths, store):
                 raise
-    return _ingest_once(paths, store, forced, progress, workers, redact)
+    return _ingest_once(paths, store, forced, progress, workers, redact, env)
+
+
+_ENV_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def check_env(name: str) -> str:
+    """An environment name (``ingest --env``, ``replay --env``): 1-64 letters, digits,
+    ``.``, ``_`` or ``-``, starting with a letter or digit; else ``ENV_INVALID``."""
+    if not isinstance(name, str) or not _ENV_NAME.fullmatch(name):
+        raise UsageError(f"--env {name!r} is not an environment name", code="ENV_INVALID",
+                         hint="1-64 letters, digits, '.', '_' or '-' (e.g. staging, prod-eu)")
+    return name
 
 
 def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
@@ -257,19 +273,19 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None, redact: bool | bytes) -> IngestResult:
+                 requested: int | None, redact: bool | bytes, env: str) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
     threading.Thread(target=warm_up, daemon=True).start()
     with Workers(_workers(_size(files), requested)) as pool:
-        return _ingest_files(files, pool, store, forced, progress, requested, redact)
+        return _ingest_files(files, pool, store, forced, progress, requested, redact, env)
 
 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
-                  requested: int | None, redact: bool | bytes) -> IngestResult:
+                  requested: int | None, redact: bool | bytes, env: str) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -320,7 +336,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                          store.trace_ids() if store.exists else None, pool,
                          lambda n: report(n, "write"))
         batch.write("traces", _traces(batch.id, stats, infos, sources, shown,
-                                      None if key is None else hits))
+                                      None if key is None else hits, env))
         batch.commit(sources=[{"path": p, "sha256": s.sha256, "format": a.name,
                                "size": s.size} for (s, a), p in zip(sources, shown, strict=True)],
                      trace_ids=list(stats))
@@ -372,7 +388,7 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str,
 
 def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
             sources: list[tuple[SourceFile, Adapter]], shown: list[str],
-            hits: dict[str, Counter[str]] | None) -> pa.Table:
+            hits: dict[str, Counter[str]] | None, env: str = "default") -> pa.Table:
     """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
     rows = []
@@ -384,5 +400,5 @@ def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceI
             source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
             start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
             tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),
-            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans}))
+            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans}, env=env))
     return pa.Table.from_pylist(rows, schema=TRACES)

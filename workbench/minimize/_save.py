@@ -67,7 +67,7 @@ def _trace_row(result: MinimizeResult, batch_id: str) -> dict[str, Any]:
         start_ns=min(starts) if starts else None, end_ns=max(ends) if ends else None,
         root_task=meta.get("root_task"), tools=meta.get("tools"),
         versions=meta.get("versions"), redaction=meta.get("redaction"),
-        derived_from=result.source.trace_id,
+        derived_from=result.source.trace_id, env=meta.get("env") or "default",
         attrs={"minimized": {**figures, "source_trace_id": result.source.trace_id,
                              "source_seqs": result.source_seqs}})
 

@@ -43,6 +43,8 @@ from ._schema import (
     FINDINGS,
     FLAGS_KEY,
     JSON_COLUMNS,
+    REPLAY_OUTCOMES,
+    REPLAYS,
     STATUSES,
     TRACES,
 )
@@ -59,6 +61,8 @@ __all__ = [
     "FLAGS_KEY",
     "JSON_COLUMNS",
     "LIMITS",
+    "REPLAYS",
+    "REPLAY_OUTCOMES",
     "STAR",
     "STATUSES",
     "TRACES",

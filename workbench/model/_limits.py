@@ -68,6 +68,7 @@ _ALL = (
     Limit("rules_per_file", 10_000, "rules", "the number of rules"),
     Limit("fixture_rows", 200_000, "rows", "a fixture's trace"),
     Limit("fixture_bytes", 256 << 20, "bytes", "a fixture's trace, uncompressed"),
+    Limit("answer_bytes", 64 << 20, "bytes", "an answer a replay reads"),
 )
 #: every limit by its name
 LIMITS: dict[str, Limit] = {lim.name: lim for lim in _ALL}

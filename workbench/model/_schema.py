@@ -19,6 +19,8 @@ __all__ = [
     "FLAGS_KEY",
     "JSON_COLUMNS",
     "REF_TYPE",
+    "REPLAYS",
+    "REPLAY_OUTCOMES",
     "STATUSES",
     "TRACES",
     "Column",
@@ -81,6 +83,8 @@ _TRACE_COLUMNS = (
     Column("redaction", pa.string(), False, "JSON: the redaction policy applied at ingest"),
     Column("derived_from", pa.string(), True, "source trace of a minimized or derived trace"),
     Column("attrs", pa.string(), False, "JSON: other trace-level metadata"),
+    Column("env", pa.string(), False, "the environment it was recorded in (ingest --env); "
+           "a store written before the column reads 'default'"),
 )
 
 
@@ -101,6 +105,35 @@ _FINDING_COLUMNS = (
 )
 
 
+#: what one replay attempt observed: the finding's signature again, not it, or nothing
+#: (an ``error`` row claims no result: ``reproduced`` is null)
+REPLAY_OUTCOMES: tuple[str, ...] = ("reproduced", "clean", "error")
+
+_REPLAY_COLUMNS = (
+    Column("replay_id", pa.string(), False, "the replay run; its attempts share it"),
+    Column("attempt", pa.int64(), False, "1..attempts within the run"),
+    Column("started_at", pa.timestamp("us", tz="UTC"), False, "when the attempt started"),
+    Column("finding", pa.string(), False, "the finding replayed (findings.finding_id)"),
+    Column("signature", pa.string(), False, "the finding's signature: its group"),
+    Column("rule", pa.string(), False, "the rule or invariant that judged the replay"),
+    Column("finding_env", pa.string(), False, "the environment the finding came from"),
+    Column("env", pa.string(), False, "the target's environment"),
+    Column("target", pa.string(), False, "the URL replayed against (no credentials)"),
+    Column("source_trace", pa.string(), False, "the steps replayed: the finding's trace, "
+           "or its minimized trace"),
+    Column("outcome", pa.string(), False, "one of REPLAY_OUTCOMES"),
+    Column("reproduced", pa.bool_(), True, "the same signature again; null on error"),
+    Column("steps", pa.int64(), False, "the steps to replay"),
+    Column("steps_run", pa.int64(), False, "the steps sent (or run by --oracle-cmd)"),
+    Column("observed_signature", pa.string(), True, "the signature found (the rule's "
+           "finding in the replay, where one was)"),
+    Column("trace_id", pa.string(), True, "the replay's recorded trace"),
+    Column("error_code", pa.string(), True, "why nothing was observed (outcome error)"),
+    Column("error_message", pa.string(), True, "the same in words (redacted)"),
+    Column("seconds", pa.float64(), False, "time spent on the attempt"),
+)
+
+
 def _schema(columns: tuple[Column, ...]) -> pa.Schema:
     return pa.schema([
         pa.field(c.name, c.type, nullable=c.nullable,
@@ -111,5 +144,6 @@ def _schema(columns: tuple[Column, ...]) -> pa.Schema:
 EVENTS: pa.Schema = _schema(_EVENT_COLUMNS)
 TRACES: pa.Schema = _schema(_TRACE_COLUMNS)
 FINDINGS: pa.Schema = _schema(_FINDING_COLUMNS)
+REPLAYS: pa.Schema = _schema(_REPLAY_COLUMNS)
 EVENT_COLUMNS: tuple[str, ...] = tuple(c.name for c in _EVENT_COLUMNS)
 JSON_COLUMNS: tuple[str, ...] = ("args", "result", "error", "attrs")

@@ -9,6 +9,7 @@ instead of raising, so the user can fix the text and run again.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass
@@ -42,10 +43,35 @@ class FindingGroup:
     rule: str
     severity: str
     findings: tuple[Finding, ...]
+    status: str = "open"            # the store's finding_groups.status (docs/replay.md)
+    last_replay: str = ""           # "clean 2026-05-01 10:00 in staging (URL)", or ""
 
     @property
     def example(self) -> str:
         return self.findings[0].message
+
+
+def _life(store: Store | None, groups: list[FindingGroup]) -> list[FindingGroup]:
+    """The groups with the status and last replay the store keeps for their signatures
+    (a group never recorded or replayed is ``open`` with no replay)."""
+    if store is None or not groups or not store.exists:
+        return groups
+    from ..store import to_rows
+    rows = {r["signature"]: r for r in to_rows(store.sql(
+        "SELECT signature, status, last_replay, last_replay_at, last_replay_env, "
+        "last_replay_target FROM finding_groups WHERE list_contains(?, signature)",
+        [[g.signature for g in groups]]))}
+    out = []
+    for g in groups:
+        r = rows.get(g.signature)
+        if r is None:
+            out.append(g)
+            continue
+        last = "" if not r["last_replay"] else (
+            f"{r['last_replay']} {str(r['last_replay_at'])[:16]} in {r['last_replay_env']} "
+            f"({r['last_replay_target']})")
+        out.append(dataclasses.replace(g, status=r["status"], last_replay=last))
+    return out
 
 
 def group(findings: list[Finding]) -> list[FindingGroup]:
@@ -287,10 +313,11 @@ class RuleView(View):
             f"<div><b>{len(self.findings)} finding(s)</b>: {errors} error(s), "
             f"{len(self.findings) - errors} warning(s), {len(self.groups)} signature(s) — "
             f"{len(ruleset)} rule(s) over {esc(where)}</div>")
+        self.groups = _life(self.store, self.groups)
         self.groups_html.value = table(
-            ["signature", "rule", "severity", "count", "example"],
-            [[g.signature[:8], g.rule, g.severity, len(g.findings), g.example]
-             for g in self.groups]) if self.groups else ""
+            ["signature", "rule", "severity", "count", "status", "last replay", "example"],
+            [[g.signature[:8], g.rule, g.severity, len(g.findings), g.status,
+              g.last_replay or "-", g.example] for g in self.groups]) if self.groups else ""
         index = {id(f): n for n, f in enumerate(self.findings)}
         self._order = []
         self._labels = [""] * len(self.findings)

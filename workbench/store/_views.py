@@ -7,11 +7,19 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ..model import EVENTS, FINDINGS, TRACES
+from ..model import EVENTS, FINDINGS, REPLAYS, TRACES
 
-__all__ = ["create_views"]
+__all__ = ["FIXED_AFTER", "create_views"]
 
-_SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS}
+_SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS, "replays": REPLAYS}
+#: what a column added after stores were first written reads as in an older file
+_ADDED = {("traces", "env"): "'default'"}
+#: a group is ``fixed`` after this many clean replays in a row in its own environment
+FIXED_AFTER = 3
+#: ``findings.finding_id``: 16 hex digits naming one finding of one run (what
+#: ``replay`` takes); computed, so every store written before it has one too
+_FINDING_ID = ("substr(sha256(concat_ws('/', run_id, trace_id, signature, "
+               "coalesce(CAST(seq AS VARCHAR), ''), array_to_string(event_ids, ','))), 1, 16)")
 _TOOL_CALLS = (Path(__file__).with_name("tool_calls.sql")).read_text()
 _GROUPS = (Path(__file__).with_name("finding_groups.sql")).read_text()
 
@@ -26,6 +34,10 @@ def _sql_type(t: pa.DataType) -> str:
         return "VARCHAR"
     if pa.types.is_int64(t):
         return "BIGINT"
+    if pa.types.is_boolean(t):
+        return "BOOLEAN"
+    if pa.types.is_float64(t):
+        return "DOUBLE"
     if pa.types.is_timestamp(t):
         return "TIMESTAMPTZ" if t.tz else "TIMESTAMP"
     if pa.types.is_list(t):
@@ -36,18 +48,34 @@ def _sql_type(t: pa.DataType) -> str:
 
 
 def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -> None:
-    """``events``, ``traces``, ``tool_calls``, ``findings`` and ``finding_groups``, empty
-    but typed when nothing is stored."""
+    """``events``, ``traces``, ``tool_calls``, ``findings`` (with its computed
+    ``finding_id``), ``replays`` and ``finding_groups``, empty but typed when nothing is
+    stored. A column a store's older files lack (``traces.env``) reads as its default."""
     for table, schema in _SCHEMAS.items():
-        cols = ", ".join(f'"{n}"' for n in schema.names)
+        name = "_findings_rows" if table == "findings" else table
         paths = files.get(table) or []
         if paths:
             listing = ", ".join(_literal(p) for p in paths)
-            con.execute(f"CREATE VIEW {table} AS SELECT {cols} FROM read_parquet([{listing}], "
-                        "hive_partitioning = false, union_by_name = true)")
+            con.execute(f"CREATE VIEW _{table}_files AS SELECT * FROM read_parquet("
+                        f"[{listing}], hive_partitioning = false, union_by_name = true)")
+            # only a table that gained columns is asked which its files hold
+            have = ({r[0] for r in con.execute(f"DESCRIBE _{table}_files").fetchall()}
+                    if any(t == table for t, _ in _ADDED) else set(schema.names))
+            cols = ", ".join(_column(table, f, f.name in have) for f in schema)
+            con.execute(f"CREATE VIEW {name} AS SELECT {cols} FROM _{table}_files")
         else:  # typed in SQL: registering an Arrow table would make DuckDB load pandas
             typed = ", ".join(f'CAST(NULL AS {_sql_type(f.type)}) AS "{f.name}"'
                               for f in schema)
-            con.execute(f"CREATE VIEW {table} AS SELECT {typed} WHERE false")
+            con.execute(f"CREATE VIEW {name} AS SELECT {typed} WHERE false")
+    con.execute(f"CREATE VIEW findings AS SELECT *, {_FINDING_ID} AS finding_id "
+                "FROM _findings_rows")
     con.execute(_TOOL_CALLS)
-    con.execute(_GROUPS)
+    con.execute(_GROUPS.replace("{FIXED_AFTER}", str(FIXED_AFTER)))
+
+
+def _column(table: str, f: pa.Field, present: bool) -> str:
+    """One column of a view: as stored, its default where a file lacks it."""
+    default = _ADDED.get((table, f.name))
+    if present:
+        return f'coalesce("{f.name}", {default}) AS "{f.name}"' if default else f'"{f.name}"'
+    return f'CAST({default or "NULL"} AS {_sql_type(f.type)}) AS "{f.name}"'

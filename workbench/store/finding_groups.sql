@@ -1,18 +1,67 @@
 -- Findings grouped by signature: the same failure on other ids, steps or times.
--- A group is closed only by a replay that no longer reproduces it; until replays are
--- recorded in the store, every group is open.
+-- The life of a group (docs/replay.md): `fixed` once the last {FIXED_AFTER} replays in the
+-- environment its findings came from were all clean, `flaky` while those disagree,
+-- `open` otherwise -- and `open` again when a check finds the signature after them (a
+-- regression: a finding on a trace ingested after them; re-checking the old traces does
+-- not reopen it). A replay that observed nothing (outcome `error`) does not count.
 CREATE VIEW finding_groups AS
+WITH found AS (
+    SELECT f.*, coalesce(t.env, 'default') AS env,
+           coalesce(t.ingested_at, f.checked_at) AS recorded_at
+    FROM findings f LEFT JOIN traces t USING (trace_id)
+),
+grouped AS (
+    SELECT
+        signature,
+        any_value(rule ORDER BY checked_at DESC) AS rule,
+        any_value(severity ORDER BY checked_at DESC) AS severity,
+        any_value(operation ORDER BY checked_at DESC) AS operation,
+        any_value(message ORDER BY checked_at DESC) AS example,
+        min(checked_at) AS first_seen,
+        max(checked_at) AS last_seen,
+        count(*) AS count,
+        count(DISTINCT run_id) AS runs,
+        count(DISTINCT trace_id) AS traces,
+        any_value(env ORDER BY checked_at DESC) AS env,
+        max(recorded_at) AS last_recorded
+    FROM found
+    GROUP BY signature
+),
+own AS (
+    SELECT signature, started_at, reproduced,
+           row_number() OVER (PARTITION BY signature
+                              ORDER BY started_at DESC, attempt DESC) AS k
+    FROM replays
+    WHERE outcome <> 'error' AND env = finding_env
+),
+recent AS (
+    SELECT signature, count(*) AS n, count(*) FILTER (WHERE reproduced) AS hits,
+           max(started_at) AS at
+    FROM own WHERE k <= {FIXED_AFTER}
+    GROUP BY signature
+),
+latest AS (
+    SELECT signature,
+           any_value(outcome ORDER BY started_at DESC, attempt DESC) AS last_replay,
+           max(started_at) AS last_replay_at,
+           any_value(env ORDER BY started_at DESC, attempt DESC) AS last_replay_env,
+           any_value(target ORDER BY started_at DESC, attempt DESC) AS last_replay_target,
+           count(*) AS replays
+    FROM replays
+    GROUP BY signature
+)
 SELECT
-    signature,
-    any_value(rule ORDER BY checked_at DESC) AS rule,
-    any_value(severity ORDER BY checked_at DESC) AS severity,
-    any_value(operation ORDER BY checked_at DESC) AS operation,
-    any_value(message ORDER BY checked_at DESC) AS example,
-    min(checked_at) AS first_seen,
-    max(checked_at) AS last_seen,
-    count(*) AS count,
-    count(DISTINCT run_id) AS runs,
-    count(DISTINCT trace_id) AS traces,
-    'open' AS status
-FROM findings
-GROUP BY signature
+    g.signature, g.rule, g.severity, g.operation, g.example, g.first_seen, g.last_seen,
+    g.count, g.runs, g.traces,
+    CASE
+        WHEN r.n IS NULL OR g.last_recorded > r.at THEN 'open'
+        WHEN r.hits = 0 AND r.n >= {FIXED_AFTER} THEN 'fixed'
+        WHEN r.hits > 0 AND r.hits < r.n THEN 'flaky'
+        ELSE 'open'
+    END AS status,
+    g.env,
+    l.last_replay, l.last_replay_at, l.last_replay_env, l.last_replay_target,
+    coalesce(l.replays, 0) AS replays
+FROM grouped g
+LEFT JOIN recent r USING (signature)
+LEFT JOIN latest l USING (signature)

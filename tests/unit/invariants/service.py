@@ -163,12 +163,20 @@ class Handler(BaseHTTPRequestHandler):
 
 @contextmanager
 def serve(bugs: set[str] | frozenset[str] = frozenset()) -> Iterator[str]:
+    with running(bugs) as (url, _):
+        yield url
+
+
+@contextmanager
+def running(bugs: set[str] | frozenset[str] = frozenset()) -> Iterator[tuple[str, Orders]]:
+    """The service and its state: ``svc.bugs`` can be changed while it runs (a fix
+    deployed at the same URL)."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.svc = Orders(set(bugs))  # type: ignore[attr-defined]
+    svc = server.svc = Orders(set(bugs))  # type: ignore[attr-defined]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}", svc
     finally:
         server.shutdown()
         server.server_close()

@@ -1,0 +1,252 @@
+"""``run_replay``: a finding's steps re-run against a target ``attempts`` times, each
+attempt recorded as a trace (``ingest``, redaction on) and judged by the same rule or
+invariant, each appended to ``replays``; the group's status read back from
+``finding_groups`` (docs/replay.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import shlex
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from ..ingest import check_env, ingest
+from ..invariants import exchanges_of
+from ..minimize import command_oracle
+from ..model import REPLAYS, Trace, UsageError
+from ..redact import masked
+from ..store import Store, to_rows
+from ._errors import OUTCOME_CODES, ReplayInputError
+from ._find import Picked, judge_for, pick
+from ._har import har_of
+from ._send import Attempt, play, steps_of
+from ._target import Target, credentials, parse_target
+
+__all__ = ["ReplayResult", "ReplayRun", "run_replay"]
+
+MAX_ATTEMPTS = 20
+
+
+@dataclass
+class ReplayRun:
+    """One attempt: what it observed (``reproduced`` None when it observed nothing)."""
+
+    attempt: int
+    started_at: dt.datetime
+    outcome: str
+    reproduced: bool | None
+    steps: int
+    steps_run: int
+    signature: str | None = None
+    trace_id: str | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"attempt": self.attempt, "outcome": self.outcome,
+                "reproduced": self.reproduced, "steps_run": self.steps_run,
+                "steps": self.steps, "signature": self.signature, "trace_id": self.trace_id,
+                "error": None if self.error_code is None else
+                {"code": self.error_code, "message": self.error_message},
+                "started_at": self.started_at.isoformat(), "seconds": round(self.seconds, 3)}
+
+
+@dataclass
+class ReplayResult:
+    """A replay run: its attempts and the group's status after them."""
+
+    replay_id: str
+    picked: Picked
+    env: str
+    target: str
+    attempts: int
+    runs: list[ReplayRun] = field(default_factory=list)
+    status: str = "open"
+    seconds: float = 0.0
+    mode: str = "http"
+
+    @property
+    def reproduced(self) -> bool | None:
+        """True if any attempt reproduced; False if every observed attempt was clean;
+        None if no attempt observed anything."""
+        seen = [r.reproduced for r in self.runs if r.reproduced is not None]
+        return any(seen) if seen else None
+
+    @property
+    def error(self) -> ReplayRun | None:
+        """The first attempt that observed nothing, when none observed anything."""
+        return None if self.reproduced is not None or not self.runs else self.runs[0]
+
+    def to_json(self) -> dict[str, Any]:
+        p = self.picked
+        return {"finding": p.finding_id, "group": p.signature, "env": self.env,
+                "target": self.target, "attempts": self.attempts,
+                "runs": [r.to_json() for r in self.runs], "reproduced": self.reproduced,
+                "status": self.status, "replay_id": self.replay_id, "ref": p.kind,
+                "rule": p.rule, "finding_env": p.env, "source_trace": p.source_trace,
+                "mode": self.mode, "seconds": round(self.seconds, 3),
+                "error": self._error()}
+
+    def _error(self) -> dict[str, Any] | None:
+        """When no attempt observed anything: the error envelope's keys, so a script
+        reading ``error.code`` (as for any exit 2) finds why."""
+        err = self.error
+        if err is None:
+            return None
+        code = err.error_code or "ORACLE_UNRESOLVED"
+        return {"code": code, "message": err.error_message, "hint": OUTCOME_CODES.get(code, ""),
+                "details": {"recorded": len(self.runs)}}
+
+
+def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
+               attempts: int = 3, auth_env: Sequence[str] = (),
+               oracle_cmd: str | None = None, oracle_timeout: float | None = None,
+               allow_writes: Sequence[str] = (), invariants: str | None = None,
+               rules: str | None = None, timeout: float = 10.0) -> ReplayResult:
+    """Replay the finding or group ``ref`` against ``target``; see the module docstring.
+    Bad input raises before anything is sent or written; what an attempt could not
+    observe is recorded as its outcome ``error``."""
+    started = time.perf_counter()
+    # what recording an attempt converts first imports pandas under pyarrow (about
+    # 0.3 s): let that happen while the steps are on the wire
+    threading.Thread(target=_warm_up, daemon=True).start()
+    if not 1 <= attempts <= MAX_ATTEMPTS:
+        raise UsageError(f"--attempts must be 1..{MAX_ATTEMPTS}, not {attempts}")
+    if timeout <= 0:
+        raise UsageError(f"--timeout must be positive, not {timeout}")
+    tgt = parse_target(target, allow_writes)
+    picked = pick(store, ref)
+    env = check_env(env) if env is not None else picked.env
+    creds = credentials(auth_env)
+    trace = store.trace(picked.source_trace)
+    result = ReplayResult(uuid.uuid4().hex[:12], picked, env, tgt.url, attempts)
+    if oracle_cmd is not None:
+        result.mode = "oracle"
+        # {target} in the command becomes the target URL; {trace} the steps' JSONL file
+        oracle = command_oracle(oracle_cmd.replace("{target}", shlex.quote(tgt.url)),
+                                oracle_timeout)
+        for n in range(1, attempts + 1):
+            at, before = dt.datetime.now(dt.UTC), oracle.unresolved
+            t0 = time.perf_counter()
+            # a command that cannot run at all raises ORACLE_FAILED: nothing is recorded
+            hit = oracle(trace)
+            spent = time.perf_counter() - t0
+            if oracle.unresolved > before:
+                result.runs.append(ReplayRun(
+                    n, at, "error", None, len(trace), len(trace), error_code="ORACLE_UNRESOLVED",
+                    error_message="--oracle-cmd exited with neither 0 nor 1, or timed out",
+                    seconds=spent))
+            else:
+                result.runs.append(ReplayRun(n, at, "reproduced" if hit else "clean", hit,
+                                             len(trace), len(trace),
+                                             picked.signature if hit else None,
+                                             seconds=spent))
+    else:
+        _replay_http(store, picked, trace, tgt, creds, result, invariants, rules, timeout)
+    _record(store, result)
+    result.status = _status(store, picked.signature)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
+                 creds: dict[str, str], result: ReplayResult, invariants: str | None,
+                 rules: str | None, timeout: float) -> None:
+    others = sorted({e.kind for e in trace.events if e.kind in ("tool_call", "llm_call")})
+    exchanges = exchanges_of(trace)
+    if not exchanges:
+        raise ReplayInputError(
+            f"trace {picked.source_trace[:12]} holds no HTTP step to send"
+            + (f" (its steps are {', '.join(others)})" if others else ""),
+            code="REPLAY_NEEDS_ORACLE" if others else "REPLAY_NO_STEPS",
+            hint="replay tool-call steps with --oracle-cmd 'CMD {trace}' (as minimize does)")
+    witness = set(picked.finding.get("event_ids") or ())
+    offending = [e for e in trace.events if e.event_id in witness and e.kind != "http"
+                 and e.kind in ("tool_call", "llm_call")]
+    if offending:
+        raise ReplayInputError(
+            f"the finding's step {offending[0].name!r} is a {offending[0].kind}, not an "
+            "HTTP request", hint="replay tool-call steps with --oracle-cmd 'CMD {trace}'")
+    for x in exchanges:
+        tgt.refuse_writes(x.method)
+    judge = judge_for(picked, invariants=invariants, rules=rules)
+    steps = steps_of(trace.events, exchanges)
+    played: list[tuple[int, dt.datetime, Attempt]] = []
+    for n in range(1, result.attempts + 1):
+        at = dt.datetime.now(dt.UTC)
+        attempt = play(steps, tgt, creds, f"{result.replay_id}.{n}", timeout)
+        played.append((n, at, attempt))
+        if attempt.error_code in ("CREDENTIAL_MISSING", "REPLAY_UNREACHABLE",
+                                  "REPLAY_TIMEOUT", "LIMIT_EXCEEDED"):
+            break  # the next attempt cannot fare otherwise
+    traces = _ingest(store, played, result, picked)
+    recorded = store.traces(list(traces.values()))
+    for n, at, attempt in played:
+        run = ReplayRun(n, at, "error", None, len(steps), len(attempt.exchanges),
+                        trace_id=traces.get(n), seconds=attempt.seconds)
+        if attempt.error_code is not None:
+            run.error_code = attempt.error_code
+            run.error_message = masked(attempt.error_message or "")
+        else:
+            found = judge(recorded[traces[n]])
+            same = [f for f in found if f.signature == picked.signature]
+            run.reproduced = bool(same)
+            run.outcome = "reproduced" if same else "clean"
+            seen = same or found
+            run.signature = seen[0].signature if seen else None
+        result.runs.append(run)
+
+
+def _ingest(store: Store, played: list[tuple[int, dt.datetime, Attempt]],
+            result: ReplayResult, picked: Picked) -> dict[int, str]:
+    """Each attempt that sent a step, as a trace in the target's environment."""
+    docs = {n: har_of(a, f"replay {result.replay_id} of finding {picked.finding_id} "
+                         f"attempt {n}") for n, _, a in played if a.exchanges}
+    if not docs:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="workbench-replay-") as tmp:
+        paths = []
+        for n, data in docs.items():
+            p = Path(tmp) / f"replay-{result.replay_id}-{n}.har"
+            p.write_bytes(data)
+            paths.append(p)
+        ingest(paths, store, workers=1, env=result.env)
+    by_hash = {hashlib.sha256(d).hexdigest(): n for n, d in docs.items()}
+    rows = to_rows(store.sql("SELECT trace_id, source_sha256 FROM traces "
+                             "WHERE list_contains(?, source_sha256)", [list(by_hash)]))
+    return {by_hash[r["source_sha256"]]: r["trace_id"] for r in rows}
+
+
+def _record(store: Store, result: ReplayResult) -> None:
+    p = result.picked
+    rows = [{"replay_id": result.replay_id, "attempt": r.attempt, "started_at": r.started_at,
+             "finding": p.finding_id, "signature": p.signature, "rule": p.rule,
+             "finding_env": p.env, "env": result.env, "target": result.target,
+             "source_trace": p.source_trace, "outcome": r.outcome, "reproduced": r.reproduced,
+             "steps": r.steps, "steps_run": r.steps_run, "observed_signature": r.signature,
+             "trace_id": r.trace_id, "error_code": r.error_code,
+             "error_message": r.error_message, "seconds": r.seconds} for r in result.runs]
+    if rows:
+        store.append("replays", pa.Table.from_pylist(rows, schema=REPLAYS))
+
+
+def _warm_up() -> None:
+    with contextlib.suppress(Exception):
+        pa.array([0], pa.int64())
+
+
+def _status(store: Store, signature: str) -> str:
+    rows = to_rows(store.sql("SELECT status FROM finding_groups WHERE signature = ?",
+                             [signature]))
+    return str(rows[0]["status"]) if rows else "open"
