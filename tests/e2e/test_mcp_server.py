@@ -10,13 +10,14 @@ import sys
 
 import anyio
 import pytest
+import yaml
 from mcp.client.session import ClientSession  # the `serve` extra, which `test` brings
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
 from tests.mcp_support import FINDINGS, GHP, TRACE, make_project
 
 TOOL_NAMES = ["list_findings", "list_groups", "show_finding", "check", "invariants",
-              "minimize", "fixture_status", "ingest"]
+              "minimize", "replay", "fixture_status", "ingest"]
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +27,13 @@ def project(tmp_path_factory):
     return root
 
 
-def session(root, calls):
-    """Run ``calls(session)`` against a `workbench mcp` started in ``root``."""
+def session(root, calls, env=None):
+    """Run ``calls(session)`` against a `workbench mcp` started in ``root`` (``env``: more
+    environment variables for the server, as a host's configuration gives them)."""
     params = StdioServerParameters(command=sys.executable, cwd=str(root),
-                                   args=["-m", "workbench", "mcp", "--store", "store"])
+                                   args=["-m", "workbench", "mcp", "--store", "store"],
+                                   env=None if env is None else
+                                   {**get_default_environment(), **env})
 
     async def go():
         async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
@@ -69,7 +73,7 @@ def test_the_agent_loop_over_stdio(project):
         await s.initialize()
         out = {"groups": await s.call_tool("list_groups", {"status": "open"}),
                "findings": await s.call_tool("list_findings", {"rule": "archive-owned-only"})}
-        fid = next(f["id"] for f in out["findings"].structured_content["findings"]
+        fid = next(f["finding_id"] for f in out["findings"].structured_content["findings"]
                    if f["seq"] == 9)
         out["show"] = await s.call_tool("show_finding", {"finding": fid})
         out["check"] = await s.call_tool("check", {"rules": "rules.yaml", "record": False})
@@ -124,7 +128,7 @@ def test_bad_input_gives_tool_errors_and_the_server_keeps_serving(project):
         after = await s.call_tool("list_findings", {"limit": 1})
         return codes, after
     codes, after = session(project, calls)
-    assert codes == ["UNKNOWN_FINDING", "RULES_YAML", "REF_OUTSIDE", "REF_OUTSIDE",
+    assert codes == ["FINDING_NOT_FOUND", "RULES_YAML", "REF_OUTSIDE", "REF_OUTSIDE",
                      "BAD_ARGUMENTS", "BAD_ARGUMENTS", "TRACE_NOT_FOUND", "UNKNOWN_TOOL"]
     assert not after.is_error and after.structured_content["total"] == 5
 
@@ -174,3 +178,36 @@ def test_a_line_that_is_not_json_rpc_does_not_stop_the_server(project):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_replay_over_stdio_reproduces_then_closes_a_group(tmp_path, capsys):
+    """The loop an agent follows over MCP: read the open group, replay it (reproduced),
+    the service is fixed, replay until the group is ``fixed``; the credential comes from
+    the server's environment, as a host's configuration passes it."""
+    from tests.e2e.test_cli_replay import _found
+    from tests.unit.invariants.service import DOC, TOKEN, running
+
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(DOC))
+    with running({"double_create"}) as (url, svc):
+        _found(capsys, tmp_path, url, tmp_path / "openapi.yaml")
+
+        async def calls(s):
+            await s.initialize()
+            groups = (await s.call_tool("list_groups", {"rule": "idempotent_retry"}))
+            (group,) = groups.structured_content["groups"]
+            args = {"finding": group["signature"], "target": url,
+                    "auth_env": ["WB_MCP_ORDERS_TOKEN"]}
+            first = await s.call_tool("replay", args)
+            svc.bugs.discard("double_create")
+            second = await s.call_tool("replay", args)
+            after = await s.call_tool("list_groups", {"status": "fixed"})
+            return group, first, second, after
+        group, first, second, after = session(tmp_path, calls,
+                                              env={"WB_MCP_ORDERS_TOKEN": TOKEN})
+    assert group["status"] == "open" and group["env"] == "prod"
+    doc = first.structured_content
+    assert not first.is_error and doc["reproduced"] is True and doc["status"] == "open"
+    assert [r["outcome"] for r in doc["runs"]] == ["reproduced"] * 3
+    doc = second.structured_content
+    assert doc["reproduced"] is False and doc["status"] == "fixed"
+    assert [g["signature"] for g in after.structured_content["groups"]] == [group["signature"]]

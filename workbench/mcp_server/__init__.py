@@ -2,7 +2,6 @@
 over stdio. A tool is one function with declared input and output schemas (``Tool``);
 ``TOOLS`` is the table the server lists. docs/mcp.md."""
 
-from ._findings import UnknownFindingError
 from ._registry import TOOLS
 from ._server import McpUnavailableError, serve_stdio
 from ._tool import Tool, ToolArgumentsError, ToolContext, ToolResult, UnknownToolError, call_tool
@@ -14,7 +13,6 @@ __all__ = [
     "ToolArgumentsError",
     "ToolContext",
     "ToolResult",
-    "UnknownFindingError",
     "UnknownToolError",
     "call_tool",
     "serve_stdio",

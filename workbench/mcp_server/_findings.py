@@ -1,32 +1,26 @@
 """``list_findings``, ``list_groups`` and ``show_finding``: the store's findings read
 for an agent.
 
-A finding has no id column; its id here is 16 hex digits of sha256 over the run, the
-rule, the trace and the witness events — the same finding of the same run always has
-the same id, and another run's finding of the same failure has another (both share the
-signature, which names the group).
+A finding is named by the store's ``finding_id`` (the id ``replay`` takes): the same
+finding of the same run always has the same id, and another run's finding of the same
+failure has another (both share the signature, which names the group).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..model import NotFoundError, loads
+from ..model import loads
+from ..replay import FindingNotFoundError
 from ..store import Store, to_rows
 from ._schemas import FINDING, GROUP, ID, LIMIT, OFFSET, STEP, obj
 from ._steps import finding_steps
 from ._tool import Tool, ToolContext
 
-__all__ = ["LIST_FINDINGS", "LIST_GROUPS", "SHOW_FINDING", "UnknownFindingError"]
+__all__ = ["LIST_FINDINGS", "LIST_GROUPS", "SHOW_FINDING"]
 
-FINDING_ID_SQL = ("substr(sha256(concat_ws('|', run_id, rule, trace_id, "
-                  "array_to_string(event_ids, ','))), 1, 16)")
-_ROWS = f"SELECT {FINDING_ID_SQL} AS id, * FROM findings"
+_ROWS = "SELECT * FROM findings"
 
-
-class UnknownFindingError(NotFoundError):
-    code = "UNKNOWN_FINDING"
-    default_hint = "list_findings gives finding ids, list_groups signatures"
 
 
 def _plain(row: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +70,8 @@ def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "signature" in args:
         filters.append(("starts_with(signature, ?)", args["signature"]))
     cond, params = _where(filters)
-    rows, _, total = _page(store, f"{_ROWS}{cond}", "checked_at DESC, rule, trace_id, seq, id",
-                           params, args)
+    rows, _, total = _page(store, f"{_ROWS}{cond}",
+                           "checked_at DESC, rule, trace_id, seq, finding_id", params, args)
     return {"findings": [_plain(r) for r in rows], "total": total,
             "truncated": total > args.get("offset", 0) + len(rows)}
 
@@ -88,9 +82,6 @@ def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "rule" in args:
         filters.append(("rule = ?", args["rule"]))
     if "status" in args:
-        columns = store.sql("SELECT * FROM finding_groups LIMIT 0").column_names
-        if "status" not in columns:  # no group has a status the view does not hold
-            return {"groups": [], "columns": columns, "total": 0, "truncated": False}
         filters.append(("status = ?", args["status"]))
     cond, params = _where(filters)
     rows, columns, total = _page(store, f"SELECT * FROM finding_groups{cond}",
@@ -103,21 +94,22 @@ def _pick(store: Store, key: str) -> dict[str, Any]:
     """The finding ``key`` names: its id, or the latest of the group of its signature;
     an unambiguous prefix of either will do (one query)."""
     rows = to_rows(store.sql(
-        f"WITH m AS (SELECT *, CASE WHEN id = ? THEN 0 WHEN signature = ? THEN 1 ELSE 2 END "
-        f"AS \"exact\", CASE WHEN starts_with(id, ?) THEN 'finding ' || id ELSE 'group ' || "
-        f"signature END AS \"what\" FROM ({_ROWS}) WHERE starts_with(id, ?) OR "
+        "WITH m AS (SELECT *, CASE WHEN finding_id = ? THEN 0 WHEN signature = ? THEN 1 "
+        "ELSE 2 END AS \"exact\", CASE WHEN starts_with(finding_id, ?) THEN 'finding ' || "
+        f"finding_id ELSE 'group ' || signature END AS \"what\" FROM ({_ROWS}) "
+        "WHERE starts_with(finding_id, ?) OR "
         "starts_with(signature, ?)), "
         "w AS (SELECT list(DISTINCT \"what\" ORDER BY \"what\")[1:6] AS \"names\" FROM m) "
         "SELECT m.*, w.\"names\" FROM m, w ORDER BY \"exact\", checked_at DESC, trace_id, "
         "seq, rule LIMIT 1", [key, key, key, key, key]))
     if not rows:
-        raise UnknownFindingError(f"no finding or group {key!r} in the store", finding=key)
+        raise FindingNotFoundError(f"no finding or group {key!r} in the store", finding=key)
     row = rows[0]
     exact, names = row.pop("exact"), row.pop("names")
     del row["what"]
     if exact < 2 or len(names) == 1:
         return row
-    raise UnknownFindingError(
+    raise FindingNotFoundError(
         f"{key!r} names several: {', '.join(names[:5])}", finding=key,
         code="AMBIGUOUS_FINDING", hint="give more characters of the id or signature")
 
@@ -147,14 +139,14 @@ def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 LIST_FINDINGS = Tool(
     "list_findings",
     "List recorded findings, newest first (what `workbench findings --json` lists), each "
-    "with an id for show_finding. Filters: rule, trace_id (or a prefix), signature (or a "
-    "prefix), severity.",
+    "with its finding_id for show_finding and replay. Filters: rule, trace_id (or a "
+    "prefix), signature (or a prefix), severity.",
     obj({"rule": ID, "trace_id": ID, "signature": ID,
          "severity": {"enum": ["error", "warn"]}, "limit": LIMIT, "offset": OFFSET},
         closed=True),
     obj({"findings": {"type": "array", "items": {
-        "allOf": [FINDING, obj({"id": {"type": "string"}, "run_id": {"type": "string"},
-                                "checked_at": {"type": "string"}}, ("id", "run_id"))]}},
+        "allOf": [FINDING, obj({"finding_id": {"type": "string"}, "run_id": {"type": "string"},
+                                "checked_at": {"type": "string"}}, ("finding_id", "run_id"))]}},
          "total": {"type": "integer"}, "truncated": {"type": "boolean"}},
         ("findings", "total", "truncated")),
     list_findings, read_only=True)
@@ -182,8 +174,8 @@ SHOW_FINDING = Tool(
     obj({"finding": ID, "max_steps": {"type": "integer", "minimum": 1, "maximum": 1000,
                                       "default": 50}}, ("finding",), closed=True),
     {"type": "object", "allOf": [FINDING, obj({
-        "id": {"type": "string"}, "group": {"type": ["object", "null"]},
+        "finding_id": {"type": "string"}, "group": {"type": ["object", "null"]},
         "steps": {"type": "array", "items": STEP}, "steps_left_out": {"type": "integer"},
         "minimized": {"type": ["object", "null"]}, "text": {"type": "string"}},
-        ("id", "group", "steps", "steps_left_out", "minimized", "text"))]},
+        ("finding_id", "group", "steps", "steps_left_out", "minimized", "text"))]},
     show_finding, read_only=True)

@@ -45,7 +45,7 @@ def error(ctx, name, args) -> str:
 
 def test_every_tool_declares_object_schemas_that_are_valid():
     assert list(TOOLS) == ["list_findings", "list_groups", "show_finding", "check",
-                           "invariants", "minimize", "fixture_status", "ingest"]
+                           "invariants", "minimize", "replay", "fixture_status", "ingest"]
     for tool in TOOLS.values():
         for schema in (tool.input_schema, tool.output_schema):
             Draft202012Validator.check_schema(schema)
@@ -60,10 +60,10 @@ def test_list_findings_newest_first_with_ids_and_filters(ctx):
     doc = call(ctx, "list_findings").doc
     assert doc["total"] == 5 and not doc["truncated"]
     assert sorted((f["rule"], f["seq"], f["signature"]) for f in doc["findings"]) == FINDINGS
-    assert len({f["id"] for f in doc["findings"]}) == 5
-    assert all(len(f["id"]) == 16 for f in doc["findings"])
+    assert len({f["finding_id"] for f in doc["findings"]}) == 5
+    assert all(len(f["finding_id"]) == 16 for f in doc["findings"])
     again = call(ctx, "list_findings").doc
-    assert [f["id"] for f in again["findings"]] == [f["id"] for f in doc["findings"]]
+    assert [f["finding_id"] for f in again["findings"]] == [f["finding_id"] for f in doc["findings"]]
     warn = call(ctx, "list_findings", {"severity": "warn"}).doc
     assert [(f["rule"], f["seq"]) for f in warn["findings"]] == [("list-filters-by-owner-id", 2)]
     by_sig = call(ctx, "list_findings", {"signature": "3a09"}).doc
@@ -73,7 +73,7 @@ def test_list_findings_newest_first_with_ids_and_filters(ctx):
     two = call(ctx, "list_findings", {"limit": 2}).doc
     assert len(two["findings"]) == 2 and two["total"] == 5 and two["truncated"]
     pages = [call(ctx, "list_findings", {"limit": 2, "offset": o}).doc for o in (0, 2, 4)]
-    assert [f["id"] for p in pages for f in p["findings"]] == [f["id"] for f in doc["findings"]]
+    assert [f["finding_id"] for p in pages for f in p["findings"]] == [f["finding_id"] for f in doc["findings"]]
     assert [p["truncated"] for p in pages] == [True, True, False]
     past = call(ctx, "list_findings", {"offset": 10}).doc
     assert (past["findings"], past["total"], past["truncated"]) == ([], 5, False)
@@ -99,8 +99,8 @@ def test_list_groups_reads_every_column_of_the_view(ctx):
 def test_show_finding_gives_the_steps_that_lead_to_it(ctx):
     listed = call(ctx, "list_findings", {"rule": "archive-owned-only"}).doc["findings"]
     first = next(f for f in listed if f["seq"] == 8)
-    doc = call(ctx, "show_finding", {"finding": first["id"]}).doc
-    assert doc["id"] == first["id"] and doc["message"] == (
+    doc = call(ctx, "show_finding", {"finding": first["finding_id"]}).doc
+    assert doc["finding_id"] == first["finding_id"] and doc["message"] == (
         "archive_project p18 at step 8 came from list_projects at step 2 (result.items[1]), "
         "whose owner_id does not qualify")
     assert [(s["seq"], s["name"], s["role"]) for s in doc["steps"]] == [
@@ -200,7 +200,7 @@ def test_ingest_is_redacted_and_confined(tmp_path):
 
 
 @pytest.mark.parametrize(("name", "args", "code"), [
-    ("show_finding", {"finding": "0000nothing"}, "UNKNOWN_FINDING"),
+    ("show_finding", {"finding": "0000nothing"}, "FINDING_NOT_FOUND"),
     ("show_finding", {}, "BAD_ARGUMENTS"),
     ("show_finding", {"finding": 7}, "BAD_ARGUMENTS"),
     ("list_findings", {"limit": "ten"}, "BAD_ARGUMENTS"),
@@ -227,6 +227,22 @@ def test_ingest_is_redacted_and_confined(tmp_path):
     ("check", {"rules": "rules.yaml", "engine": "spark"}, "BAD_ARGUMENTS"),
     ("invariants", {"openapi": "rules.yaml"}, "OPENAPI_INVALID"),
     ("invariants", {"openapi": "openapi.yaml", "only": ["nonsense"]}, "BAD_ARGUMENTS"),
+    ("replay", {"finding": "0000nothing", "target": "http://127.0.0.1:9"},
+     "FINDING_NOT_FOUND"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "ftp://127.0.0.1/"},
+     "REPLAY_TARGET_INVALID"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9",
+                "rules": "rules.yaml", "invariants": "openapi.yaml"}, "USAGE"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9",
+                "rules": "../rules.yaml"}, "REF_OUTSIDE"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9",
+                "auth_env": ["WB_TEST_NEVER_SET"]}, "AUTH_ENV_UNSET"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9"},
+     "REPLAY_NEEDS_ORACLE"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9",
+                "oracle_cmd": "python run.py {trace}"}, "BAD_ARGUMENTS"),
+    ("replay", {"finding": FINDINGS[0][2], "target": "http://127.0.0.1:9",
+                "attempts": 0}, "BAD_ARGUMENTS"),
     ("minimize", {"trace_id": TRACE, "rule": "approval-before-archive"}, "USAGE"),
     ("minimize", {"trace_id": TRACE, "rules": "rules.yaml", "rule": "nope"}, "UNKNOWN_RULE"),
     ("minimize", {"trace_id": TRACE, "openapi": "openapi.yaml", "rule": "nope"},
@@ -283,7 +299,7 @@ def test_a_prefix_naming_several_is_ambiguous(tmp_path, capsys):
     ctx = ToolContext(store, tmp_path)
     listed = call(ctx, "list_findings").doc["findings"]
     assert len(listed) == 20
-    names = [f"finding {f['id']}" for f in listed] + [f"group {s}" for s in
+    names = [f"finding {f['finding_id']}" for f in listed] + [f"group {s}" for s in
                                                      {f["signature"] for f in listed}]
     prefix = next(c for c in "0123456789abcdef"
                   if sum(n.split()[1].startswith(c) for n in names) > 1)

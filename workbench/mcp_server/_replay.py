@@ -1,0 +1,73 @@
+"""``replay``: a finding (or a group's latest) re-run against a target, each attempt
+recorded and judged, answering the ``workbench replay --json`` document — what an agent
+attaches to its pull request once a fix no longer reproduces the finding.
+
+The tool takes no command to run (no ``--oracle-cmd``): an agent cannot make the server
+start a process. Credentials come from the server's own environment variables, named by
+``auth_env``, never from the arguments' values or the store.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..model import UsageError
+from ..replay import run_replay
+from ._schemas import ID, PATH, nullable, obj
+from ._tool import Tool, ToolContext
+
+__all__ = ["REPLAY"]
+
+_RUN = obj({
+    "attempt": {"type": "integer"}, "outcome": {"enum": ["reproduced", "clean", "error"]},
+    "reproduced": nullable("boolean"), "steps_run": {"type": "integer"},
+    "steps": {"type": "integer"}, "signature": nullable("string"),
+    "trace_id": nullable("string"), "error": {"type": ["object", "null"]},
+}, ("attempt", "outcome", "reproduced", "steps_run", "signature"))
+
+
+def replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    if "invariants" in args and "rules" in args:
+        raise UsageError("replay: give `invariants` or `rules`, not both",
+                         hint="a finding is judged by the rule or invariant that found it")
+
+    def judge(key: str) -> str | None:
+        return str(ctx.file(args[key])) if key in args else None
+
+    result = run_replay(ctx.store(), args["finding"], args["target"], env=args.get("env"),
+                        attempts=args.get("attempts", 3), auth_env=args.get("auth_env", ()),
+                        allow_writes=args.get("allow_writes", ()),
+                        invariants=judge("invariants"), rules=judge("rules"),
+                        timeout=args.get("timeout", 10.0))
+    return result.to_json()
+
+
+REPLAY = Tool(
+    "replay",
+    "Re-run a finding's steps (its minimized trace where one is stored) against `target`, "
+    "`attempts` times: HTTP steps are sent with ids from earlier answers replaced by the "
+    "new answers' ids, each attempt is recorded as a trace in `env` (default: the "
+    "finding's own) and judged by the same rule or invariant, and appended to the store's "
+    "replays. `reproduced`: true if any attempt found the same signature, false if every "
+    "observed attempt was clean, null if none observed anything (`error` says why). "
+    "`status`: the group's status after it — `fixed` only after 3 clean replays in the "
+    "environment the finding came from. `finding`: a finding id or a group's signature. "
+    "Writing steps go only to a loopback target or a host named in `allow_writes`; "
+    "credentials come from the server's environment variables named in `auth_env` "
+    "(`VAR` for the Authorization header, `HEADER=VAR` for another).",
+    obj({"finding": ID, "target": {"type": "string", "minLength": 1, "maxLength": 2048},
+         "env": ID, "attempts": {"type": "integer", "minimum": 1, "maximum": 100,
+                                 "default": 3},
+         "auth_env": {"type": "array", "items": ID, "maxItems": 20},
+         "allow_writes": {"type": "array", "items": ID, "maxItems": 20},
+         "invariants": PATH, "rules": PATH,
+         "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600,
+                     "default": 10}},
+        ("finding", "target"), closed=True),
+    obj({"finding": {"type": "string"}, "group": {"type": "string"},
+         "env": {"type": "string"}, "target": {"type": "string"},
+         "attempts": {"type": "integer"}, "runs": {"type": "array", "items": _RUN},
+         "reproduced": nullable("boolean"), "status": {"type": "string"},
+         "error": {"type": ["object", "null"]}},
+        ("finding", "group", "env", "target", "attempts", "runs", "reproduced", "status")),
+    replay, open_world=True)
