@@ -8,9 +8,12 @@ the target started, or, where either lacks times, the source has the smaller seq
 
 Not linked, because equality there says nothing about where a value came from:
 booleans, floats, null; strings shorter than 3 characters, strings shorter than 8
-characters without a digit (``"active"``, ``"ok"``); integers between -999 and 999;
-and values that appear in the results of more than ``COMMON_AFTER`` events of the
-trace (a session id echoed by every response).
+characters without a digit (``"active"``, ``"ok"``); media types and lists of them
+(``"application/json"``, ``"text/html; charset=utf-8"``: an HTTP request's ``Accept``
+equals an earlier answer's ``Content-Type`` because both speak the protocol, not because
+one came from the other); integers between -999 and 999; and values that appear in the
+results of more than ``COMMON_AFTER`` events of the trace (a session id echoed by every
+response).
 
 Only the arguments of steps an agent chooses are linked (``ARG_KINDS``: tool calls,
 HTTP requests, state changes ...): a model call's "arguments" are the whole
@@ -65,6 +68,16 @@ class RefSource:
 
 
 _DIGIT = re.compile(r"\d")
+#: a media type or a list of them (``Accept``, ``Content-Type``): a top-level type, a
+#: subtype with no dot but after a ``vnd.``/``prs.``/``x.`` tree (``text/notes.md`` is a
+#: path), parameters and more types after ``;`` or ``,``
+_MEDIA = re.compile(r"(?:application|text|image|audio|video|multipart|message|font|model|\*)"
+                    r"/(?:(?:vnd|prs|x)[.-][\w.+-]+|[\w+*-]+)(?:\s*[;,].*)?\Z",
+                    re.IGNORECASE | re.DOTALL).match
+
+
+def _media(value: str) -> bool:
+    return "/" in value and _MEDIA(value) is not None
 
 
 def linkable(value: Any) -> bool:
@@ -75,7 +88,7 @@ def linkable(value: Any) -> bool:
         if n < 3 or n > _MAX_LEN:
             return False
         if n >= 8:
-            return not value.isspace()
+            return not value.isspace() and not _media(value)
         return _DIGIT.search(value) is not None
     if t is int:
         return bool(value >= 1000 or value <= -1000)
@@ -97,7 +110,8 @@ def linkable_values(value: Any) -> list[Any]:
             extend(v)
         elif t is str:
             n = len(v)
-            if 3 <= n <= _MAX_LEN and (not v.isspace() if n >= 8 else search(v) is not None):
+            if 3 <= n <= _MAX_LEN and (not v.isspace() and not _media(v) if n >= 8
+                                       else search(v) is not None):
                 add(v)
         elif t is int and (v >= 1000 or v <= -1000):
             add(v)
@@ -158,7 +172,7 @@ def result_keys(result: Any) -> list[int]:
             t = type(x)
             if t is str:
                 n = len(x)
-                if 3 <= n <= _MAX_LEN and (not x.isspace() if n >= 8
+                if 3 <= n <= _MAX_LEN and (not x.isspace() and not _media(x) if n >= 8
                                            else search(x) is not None):
                     add(x)
             elif t is dict or t is list:
@@ -193,7 +207,8 @@ def _arg_walk(v: Any, path: str, out: list[tuple[str, Any]]) -> None:
         t = type(x)
         if t is str:
             n = len(x)
-            if 3 <= n <= _MAX_LEN and (not x.isspace() if n >= 8 else search(x) is not None):
+            if 3 <= n <= _MAX_LEN and (not x.isspace() and not _media(x) if n >= 8
+                                       else search(x) is not None):
                 out.append((path + (segment_text(k) if type(v) is dict else f"[{k}]"), x))
         elif t is dict or t is list:
             _arg_walk(x, path + (segment_text(k) if type(v) is dict else f"[{k}]"), out)

@@ -61,3 +61,20 @@ def test_leaves_of_scalars_and_nested_values():
     assert leaves("p17", ("result",)) == [(("result",), "p17")]
     assert leaves({"a": [{"id": "p17"}, 5, "x"], "b": "long-enough"}, ("r",)) == [
         (("r", "a", 0, "id"), "p17"), (("r", "b"), "long-enough")]
+
+
+def test_media_types_are_protocol_not_data_flow():
+    # an HTTP request's Accept equals an earlier answer's Content-Type: not a dependency
+    for v in ["application/json", "text/html; charset=utf-8", "application/vnd.api+json",
+              "application/json, text/plain, */*", "image/png", "TEXT/PLAIN;charset=UTF-8",
+              "application/x-www-form-urlencoded", "multipart/form-data; boundary=x1"]:
+        assert not linkable(v), v
+    # look-alikes that are values an agent passes on: paths, ids, model names, URLs
+    for v in ["text/notes.md", "src/main.py", "/v1/orders/123", "models/gpt-4o-mini",
+              "https://api.example/v1/x", "image/cat-2024.png", "apps/ord_123"]:
+        assert linkable(v), v
+    events = [ev(0, kind="http", args={"headers": {"accept": "application/json"}},
+                 result={"headers": {"content-type": "application/json"}, "body": {"id": 4711}}),
+              ev(1, kind="http", args={"headers": {"accept": "application/json"},
+                                       "path": "/orders/4711x"})]
+    assert infer_refs(events)[1] == []
