@@ -14,7 +14,9 @@ __all__ = ["FIXED_AFTER", "create_views"]
 _SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS, "replays": REPLAYS}
 #: what a column added after stores were first written reads as in an older file
 _ADDED = {("traces", "env"): "'default'"}
-#: a group is ``fixed`` after this many clean replays in a row in its own environment
+#: a group is ``fixed`` after the last N replays in its own environment were clean: N the
+#: attempts of the latest replay run there, and never fewer than this (three clean
+#: replays in a row, as Schemathesis' ``st replay`` asks)
 FIXED_AFTER = 3
 #: ``findings.finding_id``: 16 hex digits naming one finding of one run (what
 #: ``replay`` takes); computed, so every store written before it has one too

@@ -1,6 +1,7 @@
 -- Findings grouped by signature: the same failure on other ids, steps or times.
--- The life of a group (docs/replay.md): `fixed` once the last {FIXED_AFTER} replays in the
--- environment its findings came from were all clean, `flaky` while those disagree,
+-- The life of a group (docs/replay.md): `fixed` once the last N replays in the
+-- environment its findings came from were all clean -- N the attempts of the latest replay
+-- run there (`replay --attempts`), and never fewer than {FIXED_AFTER} -- `flaky` while those disagree,
 -- `open` otherwise -- and `open` again when a check finds the signature after them (a
 -- regression: a finding on a trace ingested after them; re-checking the old traces does
 -- not reopen it). A replay that observed nothing (outcome `error`) does not count.
@@ -28,17 +29,22 @@ grouped AS (
     GROUP BY signature
 ),
 own AS (
-    SELECT signature, started_at, reproduced,
+    SELECT signature, started_at, reproduced, run_attempts,
            row_number() OVER (PARTITION BY signature
                               ORDER BY started_at DESC, attempt DESC) AS k
-    FROM replays
+    FROM (SELECT *, max(attempt) OVER (PARTITION BY replay_id) AS run_attempts
+          FROM replays)
     WHERE outcome <> 'error' AND env = finding_env
 ),
+needed AS (
+    SELECT signature, greatest(run_attempts, {FIXED_AFTER}) AS n_needed FROM own WHERE k = 1
+),
 recent AS (
-    SELECT signature, count(*) AS n, count(*) FILTER (WHERE reproduced) AS hits,
-           max(started_at) AS at
-    FROM own WHERE k <= {FIXED_AFTER}
-    GROUP BY signature
+    SELECT o.signature, count(*) AS n, count(*) FILTER (WHERE o.reproduced) AS hits,
+           max(o.started_at) AS at, any_value(d.n_needed) AS n_needed
+    FROM own o JOIN needed d USING (signature)
+    WHERE o.k <= d.n_needed
+    GROUP BY o.signature
 ),
 latest AS (
     SELECT signature,
@@ -55,7 +61,7 @@ SELECT
     g.count, g.runs, g.traces,
     CASE
         WHEN r.n IS NULL OR g.last_recorded > r.at THEN 'open'
-        WHEN r.hits = 0 AND r.n >= {FIXED_AFTER} THEN 'fixed'
+        WHEN r.hits = 0 AND r.n >= r.n_needed THEN 'fixed'
         WHEN r.hits > 0 AND r.hits < r.n THEN 'flaky'
         ELSE 'open'
     END AS status,

@@ -88,6 +88,11 @@ def _status(store: Store, sig: str) -> str:
     ([("clean", "clean", "clean"), ("reproduced",)], "flaky"),
     ([("clean", "clean"), ("error", "error")], "open"),  # errors observe nothing
     ([("clean", "clean"), ("error",), ("clean",)], "fixed"),
+    ([("clean",)], "open"),                               # --attempts 1: still three
+    # --attempts 5: the last five count, not three
+    ([("clean",) * 3, ("reproduced", "clean", "clean", "clean", "clean")], "flaky"),
+    ([("reproduced",) * 2, ("clean",) * 5], "fixed"),
+    ([("reproduced",) * 2, ("clean",) * 4], "fixed"),     # a run of 4: its 4, all clean
 ])
 def test_the_status_of_a_group_follows_its_last_replays(found, history, status):
     store, sig = found
