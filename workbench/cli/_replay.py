@@ -29,8 +29,8 @@ def register(sub: Any) -> None:
         "against --target: HTTP steps are sent with ids from earlier answers replaced by "
         "the new answers' ids and credentials from --auth-env variables only; each attempt "
         "is recorded as a trace in --env, judged by the same rule or invariant, and "
-        "appended to the store's replays table. A group is fixed after 3 clean replays in "
-        "the environment its findings came from (docs/replay.md).",
+        "appended to the store's replays table. A group is fixed after --attempts (at least "
+        "3) clean replays in the environment its findings came from (docs/replay.md).",
         epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("ref", metavar="FINDING|GROUP",
                    help="a finding id (findings --json: finding_id) or a group's signature, "
