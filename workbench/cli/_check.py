@@ -12,6 +12,7 @@ from ..rules import (
     ReportRule,
     SparkEngine,
     check,
+    finding_json,
     junit,
     junit_findings,
     load_rules,
@@ -164,7 +165,7 @@ def run_findings(args: argparse.Namespace) -> int:
                                 "WHERE trace_id = ?)")
         table = store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
                           "signature", params)
-        rows = [_plain(r) for r in to_rows(table)]
+        rows = [finding_json(r) for r in to_rows(table)]
         emit(args, {"groups": rows}, lambda: render_table(
             ["signature", "rule", "count", "runs", "traces", "env", "status", "last replay",
              "where", "example"],
@@ -174,7 +175,7 @@ def run_findings(args: argparse.Namespace) -> int:
         return 0
     table = store.sql(f"SELECT * FROM findings{cond} ORDER BY checked_at DESC, rule, "
                       "trace_id, seq", params)
-    rows = [_plain(r) for r in to_rows(table)]
+    rows = [finding_json(r) for r in to_rows(table)]
     emit(args, {"findings": rows}, lambda: render_table(
         ["finding", "checked_at", "severity", "rule", "trace_id", "seq", "message"],
         [[r["finding_id"], r["checked_at"], r["severity"], r["rule"], r["trace_id"], r["seq"],
@@ -194,13 +195,3 @@ def _where(row: dict[str, Any]) -> str:
     return f"{row['last_replay_env']} {row['last_replay_target']}"
 
 
-def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    from ..model import loads
-    out = {}
-    for k, v in row.items():
-        if k in ("expected", "actual") and isinstance(v, str):
-            v = loads(v)
-        elif hasattr(v, "isoformat"):
-            v = v.isoformat()
-        out[k] = v
-    return out

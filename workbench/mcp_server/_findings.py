@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import loads
 from ..replay import FindingNotFoundError
+from ..rules import finding_json
 from ..store import Store, to_rows
 from ._schemas import FINDING, GROUP, ID, LIMIT, OFFSET, STEP, obj
 from ._steps import finding_steps
@@ -20,18 +20,6 @@ from ._tool import Tool, ToolContext
 __all__ = ["LIST_FINDINGS", "LIST_GROUPS", "SHOW_FINDING"]
 
 _ROWS = "SELECT * FROM findings"
-
-
-
-def _plain(row: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for k, v in row.items():
-        if k in ("expected", "actual") and isinstance(v, str):
-            v = loads(v)
-        elif hasattr(v, "isoformat"):
-            v = v.isoformat()
-        out[k] = v
-    return out
 
 
 def _where(filters: list[tuple[str, Any]]) -> tuple[str, list[Any]]:
@@ -72,7 +60,7 @@ def list_findings(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     cond, params = _where(filters)
     rows, _, total = _page(store, f"{_ROWS}{cond}",
                            "checked_at DESC, rule, trace_id, seq, finding_id", params, args)
-    return {"findings": [_plain(r) for r in rows], "total": total,
+    return {"findings": [finding_json(r) for r in rows], "total": total,
             "truncated": total > args.get("offset", 0) + len(rows)}
 
 
@@ -86,7 +74,7 @@ def list_groups(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     cond, params = _where(filters)
     rows, columns, total = _page(store, f"SELECT * FROM finding_groups{cond}",
                                  "last_seen DESC, signature", params, args)
-    return {"groups": [_plain(r) for r in rows], "columns": columns, "total": total,
+    return {"groups": [finding_json(r) for r in rows], "columns": columns, "total": total,
             "truncated": total > args.get("offset", 0) + len(rows)}
 
 
@@ -118,7 +106,7 @@ def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     from ..minimize import derived_trace_id
 
     store = ctx.store()
-    row = _plain(_pick(store, args["finding"]))
+    row = finding_json(_pick(store, args["finding"]))
     minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
     group = to_rows(store.sql(
         "SELECT (SELECT events FROM traces WHERE trace_id = ?) AS \"minimized events\", g.* "
@@ -128,7 +116,7 @@ def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     trace = store.trace(row["trace_id"])
     steps = finding_steps(trace, row["event_ids"], args.get("max_steps", 50))
     doc = dict(row)
-    doc.update(group=_plain(group) if group.get("signature") else None,
+    doc.update(group=finding_json(group) if group.get("signature") else None,
                steps=steps["steps"], steps_left_out=steps["left_out"],
                minimized=None if kept is None else {"trace_id": minimized, "events": kept})
     doc["text"] = "\n".join([f"{row['severity']} {row['rule']}: {row['message']}",

@@ -2,7 +2,7 @@
 
 from ._check import ENGINES, CheckResult, check
 from ._engine import Engine, Violation
-from ._findings import Finding, blank, shape, signature
+from ._findings import Finding, blank, finding_json, shape, signature
 from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
@@ -54,6 +54,7 @@ __all__ = [
     "blank",
     "check",
     "check_trace",
+    "finding_json",
     "java_available",
     "junit",
     "junit_findings",

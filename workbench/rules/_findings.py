@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Event, dumps
+from ..model import Event, dumps, loads
 
-__all__ = ["Finding", "blank", "shape", "signature"]
+__all__ = ["Finding", "blank", "finding_json", "shape", "signature"]
 
 _TOKEN = re.compile(r"[\w][\w\-:.+/]*")
 
@@ -35,6 +35,19 @@ def signature(rule: str, operation: str, message: str, values: tuple[str, ...] =
             message = message.replace(v, "#")
     text = "\x1f".join((rule, blank(operation), blank(message)))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def finding_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A row of the store's ``findings`` or ``finding_groups`` as JSON would carry it:
+    ``expected`` and ``actual`` parsed, times in ISO 8601."""
+    out = {}
+    for k, v in row.items():
+        if k in ("expected", "actual") and isinstance(v, str):
+            v = loads(v)
+        elif hasattr(v, "isoformat"):
+            v = v.isoformat()
+        out[k] = v
+    return out
 
 
 def shape(value: Any, *, tokens: bool = False) -> Any:
