@@ -57,8 +57,10 @@ def spark_vs_duckdb(work: Path, events: int, log: Any) -> dict[str, Any]:
     log(f"store: {stats.get('events', events)} events in {len(store.files('events'))} files")
     duck_s, duck = _timed(lambda: DuckDBEngine().violations(store, rules, None))
     log(f"duckdb: {duck_s:.1f} s, {len(duck)} violations")
-    # one run off the clock: the session, its JVM and its Python workers start
-    SparkEngine(f"local[{CORES}]", partitions=CORES).violations(store, rules, None)
+    # off the clock: the session, its JVM and its Python workers start (a run over a
+    # few traces does it; at 10M events a whole run would cost ten minutes more)
+    warm = sorted(store.trace_ids())[:20]
+    SparkEngine(f"local[{CORES}]", partitions=CORES).violations(store, rules, warm)
     out: dict[str, Any] = {"events": stats.get("events", events), "duckdb_s": duck_s,
                            "violations": len(duck), "spark": {}}
     for per_core in (1, 2, 4):
