@@ -235,14 +235,17 @@ class Store:
     def _read_records(self, d: Path, *, missing_ok: bool = False) -> list[Commit] | None:
         """The records of one folder, oldest first; None when one listed is gone before
         it was read (it moved: list again), unless ``missing_ok``."""
-        if not d.is_dir():
+        try:  # names, not Path objects: a store of many batches lists thousands
+            names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        except (FileNotFoundError, NotADirectoryError):
             return []
         out = []
-        for p in sorted(d.glob("*.json")):
-            known = self._records.get(p.name)
+        for name in names:
+            known = self._records.get(name)
             if known is not None:
                 out.append(known)
                 continue
+            p = d / name
             try:
                 c = loads(p.read_bytes())
             except FileNotFoundError:
@@ -257,7 +260,7 @@ class Store:
                                 tuple(c.get("replaces", ())))
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
-            self._records[p.name] = commit
+            self._records[name] = commit
             out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
         return out
@@ -374,12 +377,11 @@ class Store:
         self._retire()  # a compaction killed after its record, before the moves
         named = {f for c in self.all_commits() for f in c.files}
         for table in TABLES:
-            d = self.root / table
-            if not d.is_dir():
-                continue
-            for p in d.rglob("*.parquet"):
-                if p.relative_to(self.root).as_posix() not in named:
-                    p.unlink(missing_ok=True)
+            for folder, _, names in os.walk(self.root / table):
+                rel = Path(folder).relative_to(self.root).as_posix()
+                for name in names:
+                    if name.endswith(".parquet") and f"{rel}/{name}" not in named:
+                        (Path(folder) / name).unlink(missing_ok=True)
         staging = self.root / "_staging"
         if staging.is_dir():
             for d in staging.iterdir():
