@@ -22,6 +22,7 @@ A compaction's record also names the batches it replaces, which readers then lea
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import shutil
@@ -366,8 +367,9 @@ class Store:
             commit = Commit(batch.id, now.isoformat(), tuple(moved),
                             tuple(sources), tuple(trace_ids), tuple(replaces))
             atomic_write(self.root / _COMMITS / f"{batch.id}.json", commit.to_json())
-            if replaces:
-                self._retire()
+            if replaces:  # the commit is made: a failed move is the next writer's
+                with contextlib.suppress(OSError):
+                    self._retire()
         batch.committed = commit
         return commit
 
