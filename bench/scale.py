@@ -2,7 +2,7 @@
 ``check`` on a store of many small batches before and after ``compact``.
 
     python bench/scale.py [--events 10000000] [--small 5000] [--work DIR] [--json]
-                          [--skip-spark] [--skip-small]
+                          [--skip-spark] [--skip-small] [--per-core 1 2 4]
 
 1. A synthetic store of ``--events`` events (``bench/_storegen.py``, the store of
    bench/check.py) checked with the rules of bench/check.py by the DuckDB engine and by
@@ -49,7 +49,8 @@ def _timed(fn: Any) -> tuple[float, Any]:
     return time.perf_counter() - started, out
 
 
-def spark_vs_duckdb(work: Path, events: int, log: Any) -> dict[str, Any]:
+def spark_vs_duckdb(work: Path, events: int, log: Any,
+                    per_cores: tuple[int, ...] = (1, 2, 4)) -> dict[str, Any]:
     root = work / "big"
     stats = generate(root, events)
     store = Store(root)
@@ -63,7 +64,7 @@ def spark_vs_duckdb(work: Path, events: int, log: Any) -> dict[str, Any]:
     SparkEngine(f"local[{CORES}]", partitions=CORES).violations(store, rules, warm)
     out: dict[str, Any] = {"events": stats.get("events", events), "duckdb_s": duck_s,
                            "violations": len(duck), "spark": {}}
-    for per_core in (1, 2, 4):
+    for per_core in per_cores:
         engine = SparkEngine(f"local[{CORES}]", partitions=CORES * per_core)
         s, got = _timed(lambda e=engine: e.violations(store, rules, None))
         same = sorted(got) == sorted(duck)
@@ -145,6 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", help="a folder to keep the stores in (default: temporary)")
     ap.add_argument("--skip-spark", action="store_true")
     ap.add_argument("--skip-small", action="store_true")
+    ap.add_argument("--per-core", type=int, nargs="+", default=[1, 2, 4],
+                    help="Spark's shuffle partitions per core, one run each")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args(argv)
 
@@ -155,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         doc: dict[str, Any] = {"command": " ".join(["python", "bench/scale.py",
                                                     *(argv or sys.argv[1:])])}
         if not opts.skip_spark:
-            doc["spark_vs_duckdb"] = spark_vs_duckdb(Path(d), opts.events, log)
+            doc["spark_vs_duckdb"] = spark_vs_duckdb(Path(d), opts.events, log,
+                                                     tuple(opts.per_core))
         if not opts.skip_small:
             doc["small_batches"] = small_batches(Path(d), opts.small, log)
     if opts.json:
