@@ -161,6 +161,7 @@ def _clean(store: Store, grace: float) -> tuple[int, int]:
     now = dt.datetime.now(dt.UTC)
     batches = files = 0
     with exclusive_lock(store.root / ".lock"):
+        store._retire()  # records a killed compaction left in _commits/
         records = store.all_commits()
         replaced_at = {b: dt.datetime.fromisoformat(c.committed_at)
                        for c in records for b in c.replaces}
@@ -173,7 +174,7 @@ def _clean(store: Store, grace: float) -> tuple[int, int]:
                 if path.exists():
                     path.unlink()
                     files += 1
-            (store.root / "_commits" / f"{c.batch}.json").unlink(missing_ok=True)
+            store._record_path(c.batch).unlink(missing_ok=True)
             batches += 1
     return batches, files
 

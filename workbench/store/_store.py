@@ -7,6 +7,7 @@ Layout (Hive-style, so any Parquet engine can read the data files)::
       events/day=YYYY-MM-DD/B-n.parquet   each sorted by (trace_id, seq)
       traces/day=YYYY-MM-DD/B.parquet
       _commits/B.json                 what batch B wrote: files, source hashes, trace ids
+      _commits/replaced/B.json        the record of a batch a compaction replaced
       _staging/B/                     a batch being written (owned by a live process)
       _journals/NAME.jsonl            records arriving one at a time, committed later
       redaction.key                   the redaction HMAC key (0600; never exported)
@@ -21,6 +22,7 @@ A compaction's record also names the batches it replaces, which readers then lea
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import shutil
@@ -58,6 +60,9 @@ DEFAULT_STORE = Path("traces/store")
 KEY_FILE = "redaction.key"
 _KEY_BYTES = 32
 _MARKER: dict[str, Any] = {"format": "workbench-store", "version": 1}
+_COMMITS = "_commits"
+_REPLACED = "replaced"
+_GENERATION = ".generation"
 
 
 def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
@@ -196,28 +201,58 @@ class Store:
 
     # -- commits ------------------------------------------------------------------------
     def commits(self) -> list[Commit]:
-        """Every visible batch, oldest first: the records no compaction replaces."""
-        records = self.all_commits()
+        """Every visible batch, oldest first: the records in ``_commits/`` no compaction
+        replaces. Replaced records move to ``_commits/replaced/`` once the compaction's
+        record is written, so a compacted store is listed from a few records; a listing
+        taken while records moved (the generation changed, or a listed record is gone)
+        is taken again (docs/store.md, "Compaction")."""
+        while True:
+            generation = self._generation()
+            records = self._read_records(self.root / _COMMITS)
+            if records is not None and self._generation() == generation:
+                break
         replaced = {b for c in records for b in c.replaces}
         return [c for c in records if c.batch not in replaced]
 
     def all_commits(self) -> list[Commit]:
-        """Every commit record, replaced ones too, oldest first. A record that a
-        compaction's clean-up removes while this lists them is left out: only records
-        replaced long before are ever removed."""
-        d = self.root / "_commits"
-        if not d.is_dir():
+        """Every commit record, replaced ones too, oldest first (those in
+        ``_commits/replaced/`` and any not moved there yet). A record that a compaction's
+        clean-up removes while this lists them is left out: only records replaced long
+        before are ever removed."""
+        live = self._read_records(self.root / _COMMITS, missing_ok=True) or []
+        retired = self._read_records(self.root / _COMMITS / _REPLACED, missing_ok=True) or []
+        out = list({c.batch: c for c in [*retired, *live]}.values())
+        out.sort(key=lambda c: (c.committed_at, c.batch))
+        return out
+
+    def _generation(self) -> str:
+        """The count of record moves (``_commits/.generation``): a reader that lists the
+        records between two equal reads of it saw no record move."""
+        try:
+            return (self.root / _COMMITS / _GENERATION).read_text("ascii")
+        except FileNotFoundError:
+            return "0"
+
+    def _read_records(self, d: Path, *, missing_ok: bool = False) -> list[Commit] | None:
+        """The records of one folder, oldest first; None when one listed is gone before
+        it was read (it moved: list again), unless ``missing_ok``."""
+        try:  # names, not Path objects: a store of many batches lists thousands
+            names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
+        except (FileNotFoundError, NotADirectoryError):
             return []
         out = []
-        for p in sorted(d.glob("*.json")):
-            known = self._records.get(p.name)
+        for name in names:
+            known = self._records.get(name)
             if known is not None:
                 out.append(known)
                 continue
+            p = d / name
             try:
                 c = loads(p.read_bytes())
             except FileNotFoundError:
-                continue
+                if missing_ok:
+                    continue
+                return None
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
             try:
@@ -226,10 +261,36 @@ class Store:
                                 tuple(c.get("replaces", ())))
             except Exception as exc:
                 raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
-            self._records[p.name] = commit
+            self._records[name] = commit
             out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
         return out
+
+    def _retire(self) -> None:
+        """Under the lock: move the records a visible compaction replaces from
+        ``_commits/`` to ``_commits/replaced/``, the generation bumped first (so a reader
+        listing meanwhile lists again). Their files stay, still named, for readers that
+        listed them before (``compact --grace``)."""
+        d = self.root / _COMMITS
+        records = self._read_records(d, missing_ok=True) or []
+        replaced = {b for c in records for b in c.replaces}
+        moving = [c for c in records if c.batch in replaced]
+        if not moving:
+            return
+        generation = self._generation()
+        nxt = int(generation) + 1 if generation.strip().isdigit() else 1
+        atomic_write(d / _GENERATION, str(nxt).encode())
+        (d / _REPLACED).mkdir(exist_ok=True)
+        for c in moving:
+            os.replace(d / f"{c.batch}.json", d / _REPLACED / f"{c.batch}.json")
+        fsync_dir(d / _REPLACED)
+        fsync_dir(d)
+
+    def _record_path(self, batch: str) -> Path:
+        """Where batch ``batch``'s commit record is (``_commits/replaced/`` once it is
+        replaced and moved)."""
+        retired = self.root / _COMMITS / _REPLACED / f"{batch}.json"
+        return retired if retired.exists() else self.root / _COMMITS / f"{batch}.json"
 
     def files(self, table: str) -> list[Path]:
         """The committed data files of one table."""
@@ -305,21 +366,24 @@ class Store:
                 fsync_dir(parent)
             commit = Commit(batch.id, now.isoformat(), tuple(moved),
                             tuple(sources), tuple(trace_ids), tuple(replaces))
-            atomic_write(self.root / "_commits" / f"{batch.id}.json", commit.to_json())
+            atomic_write(self.root / _COMMITS / f"{batch.id}.json", commit.to_json())
+            if replaces:  # the commit is made: a failed move is the next writer's
+                with contextlib.suppress(OSError):
+                    self._retire()
         batch.committed = commit
         return commit
 
     def _recover(self) -> None:
         """Under the lock: drop data files no commit record names (replaced ones keep
         theirs until the compaction's clean-up), and dead staging dirs."""
+        self._retire()  # a compaction killed after its record, before the moves
         named = {f for c in self.all_commits() for f in c.files}
         for table in TABLES:
-            d = self.root / table
-            if not d.is_dir():
-                continue
-            for p in d.rglob("*.parquet"):
-                if p.relative_to(self.root).as_posix() not in named:
-                    p.unlink(missing_ok=True)
+            for folder, _, names in os.walk(self.root / table):
+                rel = Path(folder).relative_to(self.root).as_posix()
+                for name in names:
+                    if name.endswith(".parquet") and f"{rel}/{name}" not in named:
+                        (Path(folder) / name).unlink(missing_ok=True)
         staging = self.root / "_staging"
         if staging.is_dir():
             for d in staging.iterdir():
@@ -357,7 +421,9 @@ class Store:
             self._check_marker()
         con = duckdb.connect()
         con.execute("SET enable_progress_bar = false")
-        create_views(con, {t: self.files(t) for t in TABLES})
+        visible = self.commits()  # one listing for every view
+        create_views(con, {t: [self.root / f for c in visible for f in c.files
+                               if f.startswith(t + "/")] for t in TABLES})
         return con
 
     def sql(self, query: str, params: list[Any] | dict[str, Any] | None = None) -> pa.Table:

@@ -78,6 +78,10 @@ def test_merges_small_batches_sorted_in_their_day(store: Store) -> None:
     keys = list(zip(table["trace_id"].to_pylist(), table["seq"].to_pylist(), strict=True))
     assert keys == sorted(keys) and len(keys) == 4 * TRACES
     assert len(store.commits()) == 1 and len(store.commits()[0].trace_ids) == TRACES
+    # readers list one record: the replaced ones moved to _commits/replaced/
+    assert [p.name for p in (store.root / "_commits").glob("*.json")] == [
+        f"{store.commits()[0].batch}.json"]
+    assert len(list((store.root / "_commits" / "replaced").glob("*.json"))) == TRACES
     # nothing left to merge: a second run changes nothing
     assert compact(store).runs == []
 
@@ -120,6 +124,24 @@ def test_clean_up_cut_short_loses_nothing(store: Store, tmp_path: Path) -> None:
     assert exactly_once(store) == (4 * TRACES + 4, 4 * TRACES + 4)
     compact(store, grace=0)
     assert exactly_once(store) == (4 * TRACES + 4, 4 * TRACES + 4)
+
+
+def test_records_left_beside_their_compaction(store: Store, tmp_path: Path) -> None:
+    """Killed after its record is written and before the replaced records moved: readers
+    leave those records out (the compaction's ``replaces`` names them), and the next
+    writer moves them."""
+    compact(store)
+    commits = store.root / "_commits"
+    for p in (commits / "replaced").glob("*.json"):
+        p.rename(commits / p.name)
+    assert len(list(commits.glob("*.json"))) == TRACES + 1
+    fresh = Store(store.root)
+    assert len(fresh.commits()) == 1
+    assert exactly_once(fresh) == (4 * TRACES, 4 * TRACES)
+    ingest([write_trace(tmp_path / "new.jsonl", 999)], fresh, redact=False)
+    assert len(list(commits.glob("*.json"))) == 2
+    assert len(list((commits / "replaced").glob("*.json"))) == TRACES
+    assert exactly_once(Store(store.root)) == (4 * TRACES + 4, 4 * TRACES + 4)
 
 
 def _compact_process(root: Path, *args: str) -> subprocess.Popen[bytes]:
