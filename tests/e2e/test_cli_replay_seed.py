@@ -3,7 +3,7 @@ email, `ingest` redacts it to a token, and `replay` draws it again from the seed
 it against the token with the store's key and sends the email, so the double create
 reproduces. With another key (or a token that is not the one recorded) nothing is
 proved: the token is sent, the service refuses it, and the run names the steps that
-carried tokens."""
+carried tokens: a clean answer to tokens is an `error` (`TOKENS_SENT`), never a pass."""
 
 from __future__ import annotations
 
@@ -87,18 +87,24 @@ def test_another_store_key_proves_nothing_and_the_run_says_tokens_were_sent(
         key.write_text(os.urandom(32).hex() + "\n")
         code, doc = _json(capsys, "replay", sig, "--target", url, "--attempts", 1,
                           "--store", store)
-        assert code == 0 and doc["reproduced"] is False and doc["regenerated"] == 0
+        # clean, but on tokens: an error that counts for nothing, never a pass
+        assert code == 2 and doc["reproduced"] is None and doc["regenerated"] == 0
         run_ = doc["runs"][0]
-        assert run_["outcome"] == "clean"
+        assert (run_["outcome"], run_["error"]["code"]) == ("error", "TOKENS_SENT")
+        assert doc["error"]["code"] == "TOKENS_SENT" and doc["status"] == "open"
+        row = Store(store).sql("SELECT outcome, reproduced, error_code FROM replays"
+                               ).to_pylist()
+        assert row == [{"outcome": "error", "reproduced": None, "error_code": "TOKENS_SENT"}]
         # the create and its retry carried tokens (steps are 1-based; their seq + 1)
         steps = Store(store).sql(
             "SELECT seq FROM events WHERE trace_id = ? AND list_contains(?, event_id)",
             [doc["source_trace"], ["entry-2", "entry-3"]]).column("seq").to_pylist()
         assert {s + 1 for s in steps} <= set(run_["tokens_sent"])
         assert bodies[0] in svc.refused  # the token itself reached the service
-        code, out, _ = run(capsys, "replay", sig, "--target", url, "--attempts", 1,
-                           "--store", store)
-        assert "redaction tokens" in out
+        code, out, err = run(capsys, "replay", sig, "--target", url, "--attempts", 3,
+                             "--store", store)
+        assert code == 2 and "redaction tokens" in out and "error[TOKENS_SENT]" in err
+        assert out.count("error[TOKENS_SENT]") == 3  # every attempt ran, none counted
 
 
 def test_the_document_named_with_invariants_is_the_one_values_are_drawn_from(

@@ -213,6 +213,13 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
             run.outcome = "reproduced" if same else "clean"
             seen = same or found
             run.signature = seen[0].signature if seen else None
+            if not same and run.tokens_sent:  # clean, but not on the recorded inputs
+                run.outcome, run.reproduced, run.error_code = "error", None, "TOKENS_SENT"
+                run.error_message = (
+                    f"step(s) {', '.join(map(str, run.tokens_sent))} were sent with "
+                    "redaction tokens in place of the recorded values (none could be drawn "
+                    "again from a probe's seed and proved); the clean answer counts for "
+                    "nothing")
         result.runs.append(run)
 
 
