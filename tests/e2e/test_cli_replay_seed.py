@@ -119,3 +119,19 @@ def test_the_document_named_with_invariants_is_the_one_values_are_drawn_from(
         code, doc = _json(capsys, "replay", sig, "--target", url, "--attempts", 1,
                           "--invariants", moved, "--store", store)
         assert code == 1 and doc["regenerated"] > 0
+
+
+def test_minimize_against_the_service_draws_them_again_too(capsys, tmp_path, api):
+    with running({"double_create"}) as (url, _):
+        store, sig, _ = _probed(capsys, tmp_path, api, url)
+        trace = Store(store).sql("SELECT trace_id FROM findings WHERE signature = ?",
+                                 [sig]).column("trace_id").to_pylist()[0]
+        code, mini = _json(capsys, "minimize", trace, "--invariants", api, "--rule",
+                           "idempotent_retry", "--signature", sig, "--target", url,
+                           "--store", store)
+        assert code == 0 and mini["one_minimal"] and mini["kept_steps"] == [2, 3]
+        # the minimized trace keeps the draw records: its replay draws them again
+        code, doc = _json(capsys, "replay", sig, "--target", url, "--attempts", 1,
+                          "--store", store)
+        assert code == 1 and doc["source_trace"] == mini["trace_id"]
+        assert (doc["regenerated"], doc["runs"][0]["tokens_sent"]) == (2, [])
