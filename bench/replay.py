@@ -17,6 +17,13 @@ service's own time and a plain client sending the same requests, in the same run
   ``http.client`` on one connection (no substitution, no recording, no judging).
 - Prints each time, the service's share, and ``overhead`` = ours − service; the target
   is an overhead under 2 s.
+- Generated inputs: the users service of the replay tests (double create on), probed
+  with ``--seed 3`` (its generated emails are redacted at ingest), the double create
+  replayed 3 times: ``run_replay`` in this process, and ``regenerate`` alone on the same
+  steps in a fresh process that has judged the trace and redacted a value first (what
+  any replay pays), so the figure is what regeneration adds to ``workbench replay``:
+  Hypothesis's import, the first strategy, the draws and the proofs; beside the same
+  call on the orders finding (which holds no token: the scan alone).
 
     python bench/replay.py [--steps 50] [--attempts 3] [--repeat 3] [--json]
 """
@@ -142,6 +149,93 @@ def plain(url: str, sent: list[tuple[str, str, Any, dict]], attempts: int) -> fl
     return time.perf_counter() - t0
 
 
+_REGEN = """
+import sys, time
+t0 = time.perf_counter()
+from workbench.replay._find import pick, spec_for
+from workbench.replay._regen import regenerate
+from workbench.replay._send import steps_of
+from workbench.invariants import exchanges_of
+from workbench.store import Store
+store = Store(sys.argv[1])
+picked = pick(store, sys.argv[2])
+trace = store.trace(picked.source_trace)
+steps = steps_of(trace.events, exchanges_of(trace))
+# what a replay pays anyway: judging (jsonschema and its format checkers) and redacting
+# (each attempt is ingested with redaction on)
+from workbench.replay._find import judge_for
+from workbench.redact import Redactor
+judge_for(picked)(trace)
+Redactor(store.redaction_key()).value(trace.events[0].args)
+t1 = time.perf_counter()
+out = regenerate(steps, trace.events, lambda: spec_for(picked), store.redaction_key)
+t2 = time.perf_counter()
+print(t2 - t1, out.values, out.draws, len(out.tokens), len(steps))
+"""
+
+
+def regen_cost(store: Path, ref: str, cwd: str) -> tuple[float, int, int, int, int]:
+    """``regenerate`` alone in a fresh process: seconds, values, draws, token steps, steps."""
+    done = subprocess.run([sys.executable, "-c", _REGEN, str(store), ref], cwd=cwd,
+                          capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    secs, *counts = done.stdout.split()
+    values, draws, tokens, steps = map(int, counts)
+    return float(secs), values, draws, tokens, steps
+
+
+def generated(tmp: str, attempts: int, repeat: int) -> dict[str, Any]:
+    """A probe's finding whose emails the store holds as tokens, replayed."""
+    import yaml
+
+    from tests.unit.replay.users import DOC as USERS
+    from tests.unit.replay.users import running
+    from workbench.ingest import ingest
+    from workbench.invariants import check_invariants, parse_spec, probe
+    from workbench.model import dumps
+    from workbench.replay import run_replay
+    from workbench.store import Store
+
+    api = Path(tmp) / "users.yaml"
+    api.write_text(yaml.safe_dump(USERS))
+    spec = parse_spec(USERS, str(api))
+    store = Store(Path(tmp) / "users-store")
+    with running({"double_create"}) as (url, _):
+        done = probe(spec, url, seed=3, writes=True)
+        har = Path(tmp) / "probe-seed-3.har"
+        har.write_text(dumps(done.har()))
+        ingest([har], store)
+        found = check_invariants(store, spec, only=["idempotent_retry"],
+                                 source=f"{api} (probe seed 3)")
+        sig = next(f.signature for f in found.findings
+                   if "created a second resource" in f.message)
+        took, outcomes = [], []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            result = run_replay(store, sig, url, attempts=attempts)
+            took.append(time.perf_counter() - t0)
+            outcomes.append([(r.outcome, r.tokens_sent) for r in result.runs])
+    from workbench.invariants import exchanges_of
+    from workbench.replay._find import pick, spec_for
+    from workbench.replay._regen import regenerate
+    from workbench.replay._send import steps_of
+
+    picked = pick(store, sig)
+    trace = store.trace(picked.source_trace)
+    spec_of, steps_ = (lambda: spec_for(picked)), steps_of(trace.events, exchanges_of(trace))
+    warm = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        regenerate(steps_, trace.events, spec_of, store.redaction_key)
+        warm.append(time.perf_counter() - t0)
+    secs, values, draws, tokens, steps = regen_cost(store.root, sig, tmp)
+    return {"steps": steps, "replay_seconds": round(min(took), 3),
+            "regenerate_warm_seconds": round(min(warm), 3),
+            "regenerate_seconds": round(secs, 3), "values": values, "draws": draws,
+            "steps_left_with_tokens": tokens, "reproduced_every_attempt": all(
+                o == [("reproduced", [])] * attempts for o in outcomes)}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=50)
@@ -202,7 +296,11 @@ def main() -> int:
             failures.append(f"workbench replay exited {done.returncode}: {done.stderr[-300:]}")
         base = plain(url, sent, args.attempts)
         base_service = server.take()
+        scan = regen_cost(store.root, sig, tmp)[0]
+        gen = generated(tmp, args.attempts, args.repeat)
     server.shutdown()
+    if not gen["reproduced_every_attempt"]:
+        failures.append("the probe's finding did not reproduce with its emails regenerated")
     out = {"steps": args.steps, "attempts": args.attempts, "requests": args.steps
            * args.attempts,
            "ours_seconds": round(ours[best], 3), "ours_service_seconds": round(service[best], 3),
@@ -213,6 +311,7 @@ def main() -> int:
            "baseline_seconds": round(base, 3), "baseline_service_seconds": round(base_service, 3),
            "ratio_ours_to_baseline": round(ours[best] / base, 1) if base else None,
            "target_overhead_seconds": TARGET_OVERHEAD,
+           "regenerate_scan_seconds": round(scan, 4), "generated": gen,
            "failures": failures}
     if out["cli_overhead_seconds"] >= TARGET_OVERHEAD:
         out["note"] = "the CLI's overhead (start-up included) is over the target"
@@ -231,6 +330,14 @@ def main() -> int:
               f"{d['baseline_seconds'] - d['baseline_service_seconds']:>12.3f}")
         print(f"ours / baseline: {d['ratio_ours_to_baseline']}x; target: overhead under "
               f"{d['target_overhead_seconds']:.0f} s plus the service's time")
+        g = d["generated"]
+        print(f"generated inputs: regenerate on this finding (no token, the scan alone) "
+              f"{d['regenerate_scan_seconds']:.4f} s")
+        print(f"  a {g['steps']}-step probe finding ({g['values']} values proved, "
+              f"{g['draws']} draws, {g['steps_left_with_tokens']} steps left with tokens): "
+              f"regenerate {g['regenerate_warm_seconds']:.3f} s in this process, "
+              f"{g['regenerate_seconds']:.3f} s added to a fresh one (imports included); "
+              f"run_replay {g['replay_seconds']:.3f} s for {d['attempts']} attempts")
         for f in d["failures"]:
             print("FAILED:", f)
 

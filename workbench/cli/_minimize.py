@@ -140,7 +140,8 @@ def _minimize_invariant(args: argparse.Namespace, progress: _Progress) -> Minimi
                              signature=args.signature, auth_env=args.auth_env,
                              allow_writes=args.allow_writes, repeat=args.repeat,
                              vote=args.vote, max_calls=args.max_calls,
-                             max_seconds=args.max_seconds, progress=progress)
+                             max_seconds=args.max_seconds, progress=progress,
+                             redaction_key=store.redaction_key)
     return minimize_invariant(trace, spec, args.rule, finding=args.finding,
                               signature=args.signature, max_calls=args.max_calls,
                               max_seconds=args.max_seconds, progress=progress)

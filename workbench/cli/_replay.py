@@ -70,13 +70,20 @@ def _text(r: ReplayResult) -> str:
     what = "group" if p.kind == "group" else "finding"
     lines = [f"replay of {what} {p.finding_id if p.kind == 'finding' else p.signature} "
              f"({p.rule}, from env {p.env}) against {r.target} in env {r.env}",
-             f"  steps from trace {p.source_trace[:12]}"]
+             f"  steps from trace {p.source_trace[:12]}"
+             + (f"; {r.regenerated} generated value(s) drawn again from the probe's seed"
+                if r.regenerated else "")]
     for run in r.runs:
         line = f"  attempt {run.attempt}: {run.outcome:<10} {run.steps_run}/{run.steps} steps"
         if run.error_code:
             line += f"  error[{run.error_code}]: {run.error_message}"
         elif run.signature and not run.reproduced:
             line += f"  (another finding: {run.signature})"
+        if run.tokens_sent:
+            shown = ", ".join(map(str, run.tokens_sent[:8]))
+            more = f" and {len(run.tokens_sent) - 8} more" if len(run.tokens_sent) > 8 else ""
+            line += (f"\n    sent redaction tokens in step(s) {shown}{more}: values that "
+                     "could not be regenerated from the seed (not a faithful replay)")
         lines.append(line)
     verdict = {True: "reproduced", False: "not reproduced", None: "nothing observed"}
     lines.append(f"{verdict[r.reproduced]}; group {p.signature} is {r.status}")

@@ -15,8 +15,10 @@ from ._judge import INVARIANTS, Judged, judge, pick_invariants
 from ._minimize import InvariantOracle, minimize_invariant, pick_invariant_finding
 from ._openapi import Operation, Paging, Param, Spec, load_spec, parse_spec
 from ._probe import Probe, check_target, probe
+from ._redraw import DRAWS_ATTR, Redraw
 
 __all__ = [
+    "DRAWS_ATTR",
     "INVARIANTS",
     "Exchange",
     "InvariantCheck",
@@ -29,6 +31,7 @@ __all__ = [
     "Param",
     "Probe",
     "ProbeRefusedError",
+    "Redraw",
     "Spec",
     "UnknownInvariantError",
     "check_invariants",

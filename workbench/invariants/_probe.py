@@ -30,7 +30,11 @@ from ._http import Exchange
 from ._judge import Matched, request_complaints
 from ._openapi import Operation, Spec
 
-__all__ = ["Probe", "check_target", "probe"]
+__all__ = ["DRAWS_FIELD", "Probe", "check_target", "header_text", "path_value", "probe"]
+
+#: the HAR entry field (a custom field: HAR 1.2 allows ``_`` names) recording the draws a
+#: request was built from; ``ingest`` keeps it as the event's ``attrs["har._workbench"]``
+DRAWS_FIELD = "_workbench"
 
 _CANDIDATES: tuple[Any, ...] = ("not-a-number", 123456789, True, [], {"x": 1}, None)
 
@@ -89,11 +93,13 @@ class _Prober:
         self.writes = writes
         self.auth = auth
         self.step = 0
+        #: the draws of the request ``valid`` built last: [where, name, step] each
+        self.drawn: list[list[Any]] = []
 
     # one request ---------------------------------------------------------------
     def send(self, op: Operation, path: dict[str, Any], query: dict[str, Any],
              headers: dict[str, str], body: Any = None, has_body: bool = False,
-             credential: bool = True) -> Exchange:
+             credential: bool = True, draws: list[list[Any]] | None = None) -> Exchange:
         if len(self.out.exchanges) >= self.max_requests or time.monotonic() > self.deadline:
             raise _Budget
         url_path = self.base + op.template
@@ -133,17 +139,23 @@ class _Prober:
                                            if v is not None}, shown, body, has_body, status,
                      rheaders, rbody, bool(raw), started, ended)
         self.out.exchanges.append(x)
-        self.out.entries.append(_entry(x, f"http://{self.host}:{self.port}{target}", raw))
+        entry = _entry(x, f"http://{self.host}:{self.port}{target}", raw)
+        if draws:  # what regenerates the values from the seed (docs/replay.md)
+            entry[DRAWS_FIELD] = {"probe": {"seed": self.gen.seed, "operation": op.name,
+                                            "draws": [list(d) for d in draws]}}
+        self.out.entries.append(entry)
         return x
 
-    def draw(self, schema: Any) -> Any:
+    def draw(self, schema: Any, where: str = "body", name: str | None = None) -> Any:
         self.step += 1
+        self.drawn.append([where, name, self.step])
         return self.gen.draw(schema, self.step)
 
     # valid requests --------------------------------------------------------------
     def valid(self, op: Operation) -> tuple[dict[str, Any], dict[str, Any], dict[str, str],
                                              Any, bool]:
         path, query, headers = {}, {}, {}
+        self.drawn = []
         for p in op.params:
             if p.where == "cookie" or (not p.required and p.where == "header"):
                 continue
@@ -151,14 +163,13 @@ class _Prober:
                 continue
             if not p.required and (p.where != "query" or self.step % 2):
                 continue
-            v = self.draw(p.schema)
+            v = self.draw(p.schema, p.where, p.name)
             if p.where == "path":
-                path[p.name] = v if v not in ("", None) else "x"
+                path[p.name] = path_value(v)
             elif p.where == "query":
                 query[p.name] = v
             else:
-                text = _text(v).encode("ascii", "replace").decode()
-                headers[p.name] = "".join(c for c in text if " " <= c < "\x7f") or "x"
+                headers[p.name] = header_text(v)
         has_body = op.body is not None
         body = self.draw(op.body) if has_body else None
         return path, query, headers, body, has_body
@@ -182,26 +193,30 @@ class _Prober:
         return self.out
 
     def plain(self, op: Operation) -> None:
-        self.send(op, *self.valid(op))
+        req = self.valid(op)
+        self.send(op, *req, draws=self.drawn)
 
     def unknown_caller(self, op: Operation) -> None:
         if op.secured:
-            self.send(op, *self.valid(op), credential=False)
+            req = self.valid(op)
+            self.send(op, *req, credential=False, draws=self.drawn)
 
     def retries(self, op: Operation) -> None:
         if op.method != "POST" or op.body is None:
             return
         path, query, headers, body, _ = self.valid(op)
+        drawn = self.drawn
         key = {**headers, op.idempotency: f"probe-{self.gen.seed}-{self.step}"}
-        self.send(op, path, query, key, body, True)
-        self.send(op, path, query, key, body, True)
+        self.send(op, path, query, key, body, True, draws=drawn)
+        self.send(op, path, query, key, body, True, draws=drawn)
         other = body
         for _ in range(5):
             other = self.draw(op.body)
             if dumps(other) != dumps(body):
                 break
         if dumps(other) != dumps(body):
-            self.send(op, path, query, key, other, True)
+            self.send(op, path, query, key, other, True,
+                      draws=[d for d in drawn if d[0] != "body"] + [self.drawn[-1]])
 
     def walks(self, op: Operation) -> None:
         paging = op.paging
@@ -228,7 +243,8 @@ class _Prober:
                  and o.template.count("/") == op.template.rstrip("/").count("/") + 1]
         if not reads:
             return
-        made = self.send(op, *self.valid(op))
+        req = self.valid(op)
+        made = self.send(op, *req, draws=self.drawn)
         body = made.resp_body
         rid = body.get("id") if isinstance(body, dict) else None
         if made.status is not None and 200 <= made.status < 300 and rid is not None:
@@ -238,13 +254,14 @@ class _Prober:
 
     def invalid(self, op: Operation) -> None:
         path, query, headers, body, has_body = self.valid(op)
+        drawn = self.drawn
         for variant in _mutations(op, query, body):
             q, b = variant
             m = Matched(Exchange("probe", "", 0, op.method, "", {
                 k: _text(v) for k, v in q.items()}, headers, b, has_body), op, {
                     k: _text(v) for k, v in path.items()})
-            if request_complaints(m):
-                self.send(op, path, q, headers, b, has_body)
+            if request_complaints(m):  # the fields not made invalid are the draw's
+                self.send(op, path, q, headers, b, has_body, draws=drawn)
 
 
 def _mutations(op: Operation, query: dict[str, Any], body: Any
@@ -297,6 +314,17 @@ def _next_of(x: Exchange, name: str | None) -> str | None:
         if isinstance(v, str) and v:
             return v
     return None
+
+
+def path_value(v: Any) -> Any:
+    """What a drawn path parameter becomes (an empty value would drop the segment)."""
+    return v if v not in ("", None) else "x"
+
+
+def header_text(v: Any) -> str:
+    """What a drawn header value becomes: printable ASCII, never empty."""
+    text = _text(v).encode("ascii", "replace").decode()
+    return "".join(c for c in text if " " <= c < "\x7f") or "x"
 
 
 def _text(v: Any) -> str:

@@ -23,6 +23,9 @@ _RUN = obj({
     "reproduced": nullable("boolean"), "steps_run": {"type": "integer"},
     "steps": {"type": "integer"}, "signature": nullable("string"),
     "trace_id": nullable("string"), "error": {"type": ["object", "null"]},
+    "tokens_sent": {"type": "array", "items": {"type": "integer"},
+                    "description": "steps (1-based) sent with a redaction token still in "
+                                   "their path, query or body: not a faithful replay"},
 }, ("attempt", "outcome", "reproduced", "steps_run", "signature"))
 
 
@@ -46,7 +49,9 @@ REPLAY = Tool(
     "replay",
     "Re-run a finding's steps (its minimized trace where one is stored) against `target`, "
     "`attempts` times: HTTP steps are sent with ids from earlier answers replaced by the "
-    "new answers' ids, each attempt is recorded as a trace in `env` (default: the "
+    "new answers' ids, values a probe generated and the store redacted drawn again from "
+    "its seed (each proved against its token; `runs[].tokens_sent` names steps sent "
+    "with a token), each attempt is recorded as a trace in `env` (default: the "
     "finding's own) and judged by the same rule or invariant, and appended to the store's "
     "replays. `reproduced`: true if any attempt found the same signature, false if every "
     "observed attempt was clean, null if none observed anything (`error` says why). "
@@ -68,6 +73,8 @@ REPLAY = Tool(
          "env": {"type": "string"}, "target": {"type": "string"},
          "attempts": {"type": "integer"}, "runs": {"type": "array", "items": _RUN},
          "reproduced": nullable("boolean"), "status": {"type": "string"},
+         "regenerated": {"type": "integer", "description": "generated values drawn again "
+                         "from a probe's seed and proved against their redaction tokens"},
          "error": {"type": ["object", "null"]}},
         ("finding", "group", "env", "target", "attempts", "runs", "reproduced", "status")),
     replay, open_world=True)

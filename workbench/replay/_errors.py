@@ -29,6 +29,9 @@ OUTCOME_CODES: dict[str, str] = {
     "REPLAY_TIMEOUT": "the target did not answer within --timeout",
     "ORACLE_UNRESOLVED": "--oracle-cmd exited with neither 0 nor 1, or timed out",
     "LIMIT_EXCEEDED": "an answer was larger than the limit answer_bytes (docs/cli.md)",
+    "TOKENS_SENT": "the attempt came back clean but sent redaction tokens where values were "
+                   "recorded (not drawn again from a probe's seed): a clean answer to other "
+                   "inputs says nothing about the bug (docs/replay.md, Generated inputs)",
 }
 
 

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..invariants import INVARIANTS, judge_trace, load_spec
+from ..invariants import INVARIANTS, Spec, judge_trace, load_spec
 from ..minimize import derived_trace_id, pick_rule
-from ..model import Trace
+from ..model import Trace, WorkbenchError
 from ..rules import Finding, check_trace, load_rules
 from ..store import Store, to_rows
 from ._errors import FindingNotFoundError, ReplayInputError
 
-__all__ = ["Judge", "Picked", "judge_for", "pick"]
+__all__ = ["Judge", "Picked", "judge_for", "pick", "spec_for"]
 
 Judge = Callable[[Trace], list[Finding]]
 _PROBE = re.compile(r"^(.*) \(probe seed -?\d+\)$")
@@ -97,3 +97,17 @@ def judge_for(picked: Picked, *, invariants: str | None = None,
                                hint="name the rules file with --rules RULES.yaml")
     chosen = pick_rule(load_rules(path), rule)
     return lambda t: check_trace(t, [chosen])
+
+
+def spec_for(picked: Picked, invariants: str | None = None) -> Spec | None:
+    """The OpenAPI document a probe drew the finding's values from: ``--invariants``, else
+    the one the finding was judged against; None when neither is an OpenAPI file here."""
+    source = picked.finding.get("rules_source") or ""
+    m = _PROBE.match(source)
+    doc = invariants or (m.group(1) if m else source)
+    if not doc or not Path(doc).is_file():
+        return None
+    try:
+        return load_spec(doc)
+    except WorkbenchError:
+        return None

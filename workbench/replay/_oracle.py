@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..invariants import Spec, exchanges_of, judge, pick_invariant_finding
+from ..invariants import Exchange, Spec, exchanges_of, judge, pick_invariant_finding
 from ..minimize import MinimizeResult, OracleError, derived_trace_id, minimize_trace
 from ..model import Trace
+from ._regen import regenerate
 from ._send import play, steps_of
 from ._target import Target, credentials, parse_target
 
@@ -39,12 +40,14 @@ class ReplayOracle:
     creds: dict[str, str]
     timeout: float = 10.0
     deterministic: bool = False
+    #: exchanges whose generated values were drawn again from the probe's seed, by event
+    restored: dict[str, Exchange] = field(default_factory=dict)
     unresolved: int = field(default=0, init=False)
     calls: int = field(default=0, init=False)
     _run: str = field(default_factory=lambda: uuid.uuid4().hex[:8], init=False)
 
     def __call__(self, trace: Trace) -> bool:
-        exchanges = exchanges_of(trace)
+        exchanges = [self.restored.get(x.event_id, x) for x in exchanges_of(trace)]
         if not exchanges:
             return False
         self.calls += 1
@@ -68,15 +71,24 @@ def minimize_live(trace: Trace, spec: Spec, invariant: str, target: str, *,
                   auth_env: Sequence[str] = (), allow_writes: Sequence[str] = (),
                   repeat: int = 1, vote: str = "any", max_calls: int | None = None,
                   max_seconds: float | None = None, timeout: float = 10.0,
-                  progress: Callable[[Any], None] | None = None) -> MinimizeResult:
+                  progress: Callable[[Any], None] | None = None,
+                  redaction_key: Callable[[], bytes] | None = None) -> MinimizeResult:
     """Minimize an invariant's finding with the live oracle. The whole trace is replayed
-    first (one call): if the target does not fail on it, ``NOT_REPRODUCED``."""
+    first (one call): if the target does not fail on it, ``NOT_REPRODUCED``. With
+    ``redaction_key`` (the store's), values a probe generated and the store redacted are
+    drawn again from its seed and proved, as ``replay`` does (docs/replay.md)."""
     tgt = parse_target(target, allow_writes)
     creds = credentials(auth_env)
     chosen = pick_invariant_finding(trace, spec, invariant, index=finding, signature=signature)
     for x in exchanges_of(trace):
         tgt.refuse_writes(x.method)
-    oracle = ReplayOracle(spec, invariant, chosen.signature, tgt, creds, timeout)
+    restored: dict[str, Exchange] = {}
+    if redaction_key is not None:
+        regen = regenerate(steps_of(trace.events, exchanges_of(trace)), trace.events,
+                           lambda: spec, redaction_key)
+        restored = {s.exchange.event_id: s.exchange for s in regen.steps}
+    oracle = ReplayOracle(spec, invariant, chosen.signature, tgt, creds, timeout,
+                          restored=restored)
     result = minimize_trace(
         trace, oracle, witness=chosen.event_ids, whole_fails=False, repeat=repeat, vote=vote,
         max_calls=LIVE_MAX_CALLS if max_calls is None else max_calls,

@@ -27,8 +27,9 @@ from ..model import REPLAYS, Trace, UsageError
 from ..redact import masked
 from ..store import Store, to_rows
 from ._errors import OUTCOME_CODES, ReplayInputError
-from ._find import Picked, judge_for, pick
+from ._find import Picked, judge_for, pick, spec_for
 from ._har import har_of
+from ._regen import regenerate
 from ._send import Attempt, play, steps_of
 from ._target import Target, credentials, parse_target
 
@@ -52,11 +53,13 @@ class ReplayRun:
     error_code: str | None = None
     error_message: str | None = None
     seconds: float = 0.0
+    tokens_sent: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"attempt": self.attempt, "outcome": self.outcome,
                 "reproduced": self.reproduced, "steps_run": self.steps_run,
                 "steps": self.steps, "signature": self.signature, "trace_id": self.trace_id,
+                "tokens_sent": self.tokens_sent,
                 "error": None if self.error_code is None else
                 {"code": self.error_code, "message": self.error_message},
                 "started_at": self.started_at.isoformat(), "seconds": round(self.seconds, 3)}
@@ -75,6 +78,7 @@ class ReplayResult:
     status: str = "open"
     seconds: float = 0.0
     mode: str = "http"
+    regenerated: int = 0
 
     @property
     def reproduced(self) -> bool | None:
@@ -95,7 +99,8 @@ class ReplayResult:
                 "runs": [r.to_json() for r in self.runs], "reproduced": self.reproduced,
                 "status": self.status, "replay_id": self.replay_id, "ref": p.kind,
                 "rule": p.rule, "finding_env": p.env, "source_trace": p.source_trace,
-                "mode": self.mode, "seconds": round(self.seconds, 3),
+                "mode": self.mode, "regenerated": self.regenerated,
+                "seconds": round(self.seconds, 3),
                 "error": self._error()}
 
     def _error(self) -> dict[str, Any] | None:
@@ -181,7 +186,9 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
     for x in exchanges:
         tgt.refuse_writes(x.method)
     judge = judge_for(picked, invariants=invariants, rules=rules)
-    steps = steps_of(trace.events, exchanges)
+    regen = regenerate(steps_of(trace.events, exchanges), trace.events,
+                       lambda: spec_for(picked, invariants), store.redaction_key)
+    steps, result.regenerated = regen.steps, regen.values
     played: list[tuple[int, dt.datetime, Attempt]] = []
     for n in range(1, result.attempts + 1):
         at = dt.datetime.now(dt.UTC)
@@ -194,7 +201,8 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
     recorded = store.traces(list(traces.values()))
     for n, at, attempt in played:
         run = ReplayRun(n, at, "error", None, len(steps), len(attempt.exchanges),
-                        trace_id=traces.get(n), seconds=attempt.seconds)
+                        trace_id=traces.get(n), seconds=attempt.seconds,
+                        tokens_sent=[s for s in regen.tokens if s <= len(attempt.exchanges)])
         if attempt.error_code is not None:
             run.error_code = attempt.error_code
             run.error_message = masked(attempt.error_message or "")
@@ -205,6 +213,13 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
             run.outcome = "reproduced" if same else "clean"
             seen = same or found
             run.signature = seen[0].signature if seen else None
+            if not same and run.tokens_sent:  # clean, but not on the recorded inputs
+                run.outcome, run.reproduced, run.error_code = "error", None, "TOKENS_SENT"
+                run.error_message = (
+                    f"step(s) {', '.join(map(str, run.tokens_sent))} were sent with "
+                    "redaction tokens in place of the recorded values (none could be drawn "
+                    "again from a probe's seed and proved); the clean answer counts for "
+                    "nothing")
         result.runs.append(run)
 
 
