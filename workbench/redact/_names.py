@@ -31,8 +31,8 @@ from functools import cache
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
-__all__ = ["CUE_WORDS", "KV", "PAIR_START", "SHAPE_PARTS", "UNCASED", "cues", "find_names", "gate",
-           "is_name_value", "kv_value", "name_key"]
+__all__ = ["CUE_WORDS", "KV", "PAIR_START", "SHAPE_PARTS", "UNCASED", "cue_gate", "cues",
+           "find_names", "gate", "is_name_value", "kv_value", "name_key"]
 
 _LOCALES = (
     "en_US", "en_GB", "en_IE", "en_IN", "en_NG", "en_KE", "de_DE", "de_AT", "fr_FR",
@@ -321,11 +321,30 @@ def cues(text: str, low: str) -> list[re.Match[str]]:
     return out
 
 
+# the only lower-case starts of a word that ``_script_word`` takes (al-Rashid, ben-…)
+_LOWER_FIRSTS = ("al", "el", "ben", "bin", "abu")
+
+
+def cue_gate(text: str, low: str, start: int = 0) -> bool:
+    """False means ``_cue_hits(text, low) == []``. ``cues`` looks ahead for a capital
+    case-insensitively (its regex is), so ``customer billing`` passes it; but a name's
+    first word starts with a capital, a letter of an uncased script or one of
+    ``_LOWER_FIRSTS`` (``_script_word``), so a cue before any other lower-case word
+    opens nothing. Prose with a ``customer`` in it is common in traces. ``start``: no
+    cue word starts before it (the caller has looked)."""
+    for w in _CUE_WORDS.finditer(low, start):
+        m = _CUE_CAP.match(text, w.start())
+        if m is not None and (not text[m.end()].islower()
+                              or low.startswith(_LOWER_FIRSTS, m.end())):
+            return True
+    return False
+
+
 def gate(text: str, low: str) -> bool:
     """False means ``find_names(text) == []``: no two capitalised words, no word of an
     uncased script, no cue before a capital (``low``: the text lower-cased)."""
     return (_TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None
-            or bool(cues(text, low)))
+            or cue_gate(text, low))
 
 
 def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] | None:

@@ -106,12 +106,13 @@ _KEY_HEAD = re.compile(r"[A-Za-z][\w.-]{0,60}$")
 _KEY_TAIL = re.compile(r"[\w.-]{0,30}?[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
 
 
-def _pairs(text: str, low: str) -> list[tuple[str, re.Match[str]]]:
+def _pairs(text: str, low: str, start: int = 0) -> list[tuple[str, re.Match[str]]]:
     """``(key, the match of the operator and opening quote)`` of each ``key: value`` /
-    ``key=value`` whose key holds a personal key word."""
+    ``key=value`` whose key holds a personal key word (``start``: no key word starts
+    before it)."""
     out = []
     done = -1
-    for w in _KEY_WORDS.finditer(low):
+    for w in _KEY_WORDS.finditer(low, start):
         if w.start() < done:
             continue
         tail = _KEY_TAIL.match(text, w.end())
@@ -133,11 +134,11 @@ def _pairs(text: str, low: str) -> list[tuple[str, re.Match[str]]]:
     return out
 
 
-def _kv_hits(text: str, low: str) -> list[Hit]:
+def _kv_hits(text: str, low: str, start: int = 0) -> list[Hit]:
     """Values after a personal key in text: ``person_name=Omar Silva``, ``ssn: …``,
     ``"contact": "…"``, ``X-Customer-Name: …``, ``billing_address: …`` (YAML)."""
     hits: list[Hit] = []
-    for key, m in _pairs(text, low):
+    for key, m in _pairs(text, low, start):
         kind = field_kind(key)
         if kind is None:
             continue  # (never: _pairs keeps personal keys only)
@@ -207,11 +208,14 @@ def _maybe(text: str) -> bool:
     if _SHAPES.search(text) is not None:
         return True
     low = lower_same_length(text)
-    if _ANY_WORD.search(low) is None:
+    first = _ANY_WORD.search(low)
+    if first is None:
         return False
-    # no shape stands in the text, so of each finder's gate only its words are left
-    return (_natid.WORDS.search(low) is not None or bool(_names.cues(text, low))
-            or _postal.word_gate(text, low) or bool(_kv_hits(text, low)))
+    # no shape stands in the text, so of each finder's gate only its words are left,
+    # and none of them starts before the first word of all the lists
+    at = first.start()
+    return (_names.cue_gate(text, low, at) or _natid.WORDS.search(low, at) is not None
+            or _postal.word_gate(text, low, at) or bool(_kv_hits(text, low, at)))
 
 
 def find_personal(text: str) -> list[Hit]:

@@ -211,8 +211,15 @@ def gate(text: str, low: str) -> bool:
     return _HOUSE.search(text) is not None or word_gate(text, low)
 
 
-def word_gate(text: str, low: str) -> bool:
-    """``gate`` without its house-number shape: for a caller that has looked for it."""
-    return (_EURO_WORDS.search(low) is not None
-            or any(_contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low))
-            or any(_contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low)))
+def word_gate(text: str, low: str, start: int = 0) -> bool:
+    """``gate`` without its house-number shape: for a caller that has looked for it
+    (``start``: no context word starts before it)."""
+    return (_EURO_WORDS.search(low, start) is not None
+            or _any_context(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low, start)
+            or _any_context(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low, start))
+
+
+def _any_context(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str,
+                 start: int) -> bool:
+    """Whether ``_contexts`` finds anything (stopping at the first)."""
+    return any(rx.match(text, w.start()) is not None for w in words.finditer(low, start))
