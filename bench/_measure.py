@@ -106,6 +106,8 @@ def measure(cmd: list[str], label: str, *, cwd: Path | None = None,
     res: dict[str, Any] = json.loads([ln for ln in text.splitlines() if ln.startswith("{")][-1])
     res["wall_seconds"] = time.perf_counter() - t0
     res["peak_rss_mb"] = usage.ru_maxrss * 1024 / MB
+    # CPU seconds of the child and the descendants it waited for (its workers)
+    res["cpu_seconds"] = usage.ru_utime + usage.ru_stime
     if sampler is not None:
         res["peak_tree_mb"] = sampler.peak_mb
     return res

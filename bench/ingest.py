@@ -191,7 +191,8 @@ def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str,
            "mb_per_s": nbytes / MB / sec if sec else 0.0,
            "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
            "peak_tree_mb": max(r["peak_tree_mb"] for r in runs),
-           "runs_seconds": [round(r["seconds"], 3) for r in runs]}
+           "runs_seconds": [round(r["seconds"], 3) for r in runs],
+           "cpu_seconds": statistics.median(r["cpu_seconds"] for r in runs)}
     for k in ("threads", "version", "traces"):
         if k in runs[0]:
             out[k] = runs[0][k]
@@ -335,7 +336,9 @@ def report(doc: dict[str, Any]) -> None:
               f"finders off)")
     if "personal_cost_ratio" in doc:
         print(f"personal-data finders cost {doc['personal_cost_ratio']:+.3f} of the ratio "
-              f"(off - on; target <= {PERSONAL_TARGET:.2f})")
+              f"(off - on; target <= {PERSONAL_TARGET:.2f}); CPU seconds (median, process "
+              f"and workers): ours {by['ours']['cpu_seconds']:.2f}, ours-personal-off "
+              f"{by['ours-personal-off']['cpu_seconds']:.2f}")
     if doc["input"]:
         rss = ", ".join(f"{m} {max(r['peak_rss_mb'], r['peak_tree_mb']):,.0f} MB"
                         for m, r in by.items())
