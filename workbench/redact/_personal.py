@@ -156,6 +156,15 @@ _ANY_WORD = words_re([*_names.CUE_WORDS, *KEY_WORDS, *_postal.ADDRESS_WORDS_LIST
                       *(w for ws in _natid.CONTEXT.values() for w in ws)])
 
 
+# the same words, as the gates read them: the cue words only as words (``ms`` in
+# ``items``, ``hi`` in ``this`` open nothing), the others anywhere (``customerName``);
+# searched only where ``_ANY_WORD`` found one, from there on
+_GATE_WORDS = re.compile(
+    words_re([*KEY_WORDS, *_postal.ADDRESS_WORDS_LIST, *_postal.BIRTH_WORDS_LIST,
+              *_postal.EURO_WORDS_LIST, *(w for ws in _natid.CONTEXT.values() for w in ws)]
+             ).pattern + "|" + words_re(_names.CUE_WORDS, bounded=True).pattern)
+
+
 # the shape gates in one regex that starts with one class of all their first characters
 # (one scan instead of four, and the engine skips to candidates at C speed)
 _SHAPES = shapes_re((*_names.SHAPE_PARTS, *_natid.SHAPE_PARTS, *_postal.SHAPE_PARTS))
@@ -213,9 +222,13 @@ def _maybe(text: str) -> bool:
         return False
     # no shape stands in the text, so of each finder's gate only its words are left,
     # and none of them starts before the first word of all the lists
+    first = _GATE_WORDS.search(low, first.start())
+    if first is None:
+        return False
     at = first.start()
     return (_names.cue_gate(text, low, at) or _natid.WORDS.search(low, at) is not None
-            or _postal.word_gate(text, low, at) or bool(_kv_hits(text, low, at)))
+            or _postal.word_gate(text, low, at)
+            or (("=" in text or ":" in text) and bool(_kv_hits(text, low, at))))
 
 
 def find_personal(text: str) -> list[Hit]:
