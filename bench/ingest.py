@@ -192,7 +192,8 @@ def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str,
            "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
            "peak_tree_mb": max(r["peak_tree_mb"] for r in runs),
            "runs_seconds": [round(r["seconds"], 3) for r in runs],
-           "cpu_seconds": statistics.median(r["cpu_seconds"] for r in runs)}
+           "cpu_seconds": statistics.median(r["cpu_seconds"] for r in runs),
+           "runs_cpu_seconds": [round(r["cpu_seconds"], 3) for r in runs]}
     for k in ("threads", "version", "traces"):
         if k in runs[0]:
             out[k] = runs[0][k]
