@@ -174,7 +174,9 @@ class _Memo:
     """What the gate and the finders said of the strings seen last, keyed by the
     string: prompt histories repeat the same texts in every later model call, and
     ids, tool names and short values repeat in every event. Bounded by entries and
-    by characters (a full memo starts over); longer strings are not remembered."""
+    by characters (a full memo starts over); longer strings are not remembered. Shared
+    by every Redactor of a process: its answers depend on the string alone. Threads may
+    race on it only as far as one answer computed twice or a count off by a string."""
 
     MAX_ENTRIES = 1 << 14
     MAX_CHARS = 1 << 21
