@@ -79,14 +79,15 @@ class _TreeSampler(threading.Thread):
 
 
 def measure(cmd: list[str], label: str, *, cwd: Path | None = None,
-            sample_tree: bool = False) -> dict[str, Any]:
+            sample_tree: bool = False, env: dict[str, str] | None = None) -> dict[str, Any]:
     """Run ``cmd``; the last JSON line it printed, plus ``wall_seconds``,
     ``peak_rss_mb`` (largest single process, from ``wait4``) and, with ``sample_tree``,
-    ``peak_tree_mb`` (sampled sum over the process and its workers)."""
+    ``peak_tree_mb`` (sampled sum over the process and its workers). ``env``: the
+    child's environment (default: this one's)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as so, tempfile.TemporaryFile() as se:
         proc = subprocess.Popen(cmd, stdout=so, stderr=se, stdin=subprocess.DEVNULL,
-                                cwd=str(cwd) if cwd else None)
+                                cwd=str(cwd) if cwd else None, env=env)
         sampler = _TreeSampler(proc.pid) if sample_tree else None
         if sampler is not None:
             sampler.start()
@@ -105,6 +106,8 @@ def measure(cmd: list[str], label: str, *, cwd: Path | None = None,
     res: dict[str, Any] = json.loads([ln for ln in text.splitlines() if ln.startswith("{")][-1])
     res["wall_seconds"] = time.perf_counter() - t0
     res["peak_rss_mb"] = usage.ru_maxrss * 1024 / MB
+    # CPU seconds of the child and the descendants it waited for (its workers)
+    res["cpu_seconds"] = usage.ru_utime + usage.ru_stime
     if sampler is not None:
         res["peak_tree_mb"] = sampler.peak_mb
     return res

@@ -1,6 +1,7 @@
 """Ingest throughput and peak memory, against DuckDB's own JSON -> Parquet conversion.
 
-    python bench/ingest.py [--events 200000] [--big-gb 0] [--input FILE] [--json]
+    python bench/ingest.py [--events 200000] [--big-gb 0] [--input FILE]
+                           [--personal-off-too] [--json]
 
 Generates OTLP/JSON GenAI traces (``bench/_otlpgen.py``), then in the same run times
 
@@ -9,6 +10,10 @@ Generates OTLP/JSON GenAI traces (``bench/_otlpgen.py``), then in the same run t
 * **ours**: ``workbench.ingest.ingest([file], Store(tmp))`` with default settings
   (redaction on, where ``ingest`` has the ``redact`` option), and
 * **ours-plain**: the same with ``redact=False`` (only where that option exists),
+* **ours-personal-off** (with ``--personal-off-too``): ours with the free-text
+  personal-data finders and their gate turned off, for measuring only, by
+  ``bench/personal_off/sitecustomize.py`` on the run's ``PYTHONPATH`` (the workers
+  inherit it); the report prints what the finders cost the ratio (target <= 0.05),
 
 each in its own subprocess (peak RSS per run from ``wait4``), after warming the page
 cache, interleaved, ``--repeat`` times (default 3), reporting the median time and the
@@ -39,6 +44,8 @@ from _measure import MB, ChildFailed, finish, measure, warm
 
 HERE = Path(__file__).resolve().parent
 TARGET_RATIO = 0.5
+#: what the free-text personal-data finders may cost the ratio (issue 23)
+PERSONAL_TARGET = 0.05
 
 # One row per span, as DuckDB's own reader types it; attributes stay nested.
 DUCKDB_COPY = """
@@ -92,6 +99,27 @@ def _child_ours_plain(src: str, out: str) -> dict[str, Any]:
     return _child_ours(src, out, redact=False)
 
 
+def _child_ours_personal_off(src: str, out: str) -> dict[str, Any]:
+    from workbench.redact import _detect
+
+    if _detect.find_personal.__name__ != "_personal_off":
+        raise RuntimeError("the personal-data finders are still on (sitecustomize not loaded)")
+    return _child_ours(src, out)
+
+
+#: the environment of the "ours-personal-off" runs: bench/personal_off/sitecustomize.py
+#: turns the free-text personal-data finders off in every interpreter of the run
+PERSONAL_OFF = HERE / "personal_off"
+
+
+def _personal_off_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PERSONAL_OFF),
+                                                    env.get("PYTHONPATH")) if p)
+    env["WORKBENCH_BENCH_PERSONAL_OFF"] = "1"
+    return env
+
+
 def has_redact_option() -> bool:
     """Whether ``ingest`` takes ``redact`` (redaction at ingest, on by default)."""
     import inspect
@@ -126,10 +154,12 @@ def _child_profile(src: str, out: str) -> dict[str, Any]:
 
 
 CHILDREN = {"duckdb": _child_duckdb, "ours": _child_ours, "ours-plain": _child_ours_plain,
-            "profile": _child_profile}
+            "ours-personal-off": _child_ours_personal_off, "profile": _child_profile}
 #: what each method is, in the table
 LABELS = {"duckdb": "duckdb read_json -> parquet", "ours": "ours (default: redaction on)",
-          "ours-plain": "ours, redact=False"}
+          "ours-plain": "ours, redact=False",
+          "ours-personal-off": "ours, redaction on, free-text personal-data finders off "
+                               "(measuring only)"}
 
 
 def _child_main(method: str, src: str, out: str) -> int:
@@ -147,7 +177,8 @@ def run_child(method: str, src: Path, work: Path) -> dict[str, Any]:
     try:
         return measure([sys.executable, str(Path(__file__).resolve()), "--_child", method,
                         "--input", str(src), "--_out", str(out)], method, cwd=work,
-                       sample_tree=True)
+                       sample_tree=True,
+                       env=_personal_off_env() if method == "ours-personal-off" else None)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -160,7 +191,9 @@ def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str,
            "mb_per_s": nbytes / MB / sec if sec else 0.0,
            "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
            "peak_tree_mb": max(r["peak_tree_mb"] for r in runs),
-           "runs_seconds": [round(r["seconds"], 3) for r in runs]}
+           "runs_seconds": [round(r["seconds"], 3) for r in runs],
+           "cpu_seconds": statistics.median(r["cpu_seconds"] for r in runs),
+           "runs_cpu_seconds": [round(r["cpu_seconds"], 3) for r in runs]}
     for k in ("threads", "version", "traces"):
         if k in runs[0]:
             out[k] = runs[0][k]
@@ -168,10 +201,10 @@ def summarize(method: str, runs: list[dict[str, Any]], nbytes: int) -> dict[str,
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    print(f"{'method':<10} {'events':>10} {'seconds':>9} {'events/s':>11} {'MB/s':>8} "
+    print(f"{'method':<18} {'events':>10} {'seconds':>9} {'events/s':>11} {'MB/s':>8} "
           f"{'peak RSS MB':>12} {'tree MB':>8}")
     for r in rows:
-        print(f"{r['method']:<10} {r['events']:>10,} {r['seconds']:>9.2f} "
+        print(f"{r['method']:<18} {r['events']:>10,} {r['seconds']:>9.2f} "
               f"{r['events_per_s']:>11,.0f} {r['mb_per_s']:>8.1f} {r['peak_rss_mb']:>12.0f} "
               f"{r['peak_tree_mb']:>8.0f}")
     print("(peak RSS: largest single process, from wait4; tree: sampled sum of PSS over the "
@@ -213,6 +246,8 @@ def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
 
     warm(src)
     methods = ["duckdb", "ours"] + (["ours-plain"] if has_redact_option() else [])
+    if ns.personal_off_too:
+        methods.insert(2, "ours-personal-off")
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     failures: dict[str, str] = {}
     for i in range(ns.repeat):
@@ -239,6 +274,11 @@ def bench(ns: argparse.Namespace, work: Path, log: Any) -> dict[str, Any]:
     if "duckdb" in by and "ours-plain" in by:
         doc["ratio_events_per_s_plain"] = (by["ours-plain"]["events_per_s"]
                                            / by["duckdb"]["events_per_s"])
+    if "duckdb" in by and "ours-personal-off" in by:
+        off = by["ours-personal-off"]["events_per_s"] / by["duckdb"]["events_per_s"]
+        doc["ratio_events_per_s_personal_off"] = off
+        if "ratio_events_per_s" in doc:
+            doc["personal_cost_ratio"] = off - doc["ratio_events_per_s"]
     doc["target_ratio"] = TARGET_RATIO
 
     if ns.profile and "ours" not in failures:
@@ -291,6 +331,15 @@ def report(doc: dict[str, Any]) -> None:
     if "ratio_events_per_s_plain" in doc:
         print(f"ratio (ours-plain / duckdb) events/s = {doc['ratio_events_per_s_plain']:.2f} "
               f"(redact=False)")
+    if "ratio_events_per_s_personal_off" in doc:
+        print(f"ratio (ours-personal-off / duckdb) events/s = "
+              f"{doc['ratio_events_per_s_personal_off']:.2f} (free-text personal-data "
+              f"finders off)")
+    if "personal_cost_ratio" in doc:
+        print(f"personal-data finders cost {doc['personal_cost_ratio']:+.3f} of the ratio "
+              f"(off - on; target <= {PERSONAL_TARGET:.2f}); CPU seconds (median, process "
+              f"and workers): ours {by['ours']['cpu_seconds']:.2f}, ours-personal-off "
+              f"{by['ours-personal-off']['cpu_seconds']:.2f}")
     if doc["input"]:
         rss = ", ".join(f"{m} {max(r['peak_rss_mb'], r['peak_tree_mb']):,.0f} MB"
                         for m, r in by.items())
@@ -323,6 +372,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--big-input", help="use this file for the big run instead of generating")
     ap.add_argument("--profile", action="store_true",
                     help="also print a cProfile of one ingest run (cumulative, top 25)")
+    ap.add_argument("--personal-off-too", action="store_true",
+                    help="also run ours with the free-text personal-data finders off "
+                         "(measuring only) and print what they cost the ratio")
     ap.add_argument("--workdir", help="where to put temporary files (default: system temp)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--json", action="store_true", help="print one JSON document")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = ["CATEGORIES", "EXAMPLE_VALUES", "Hit", "entropy", "is_example", "is_public",
-           "lower_same_length", "mask_protected", "words_re"]
+           "lower_same_length", "mask_protected", "shapes_re", "words_re"]
 
 #: the categories a hit may have (a token's first word)
 CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
@@ -161,3 +161,15 @@ _PUBLIC = re.compile(
 def is_public(value: str) -> bool:
     """Whether ``value`` is a publishable (client-side, public by design) key."""
     return _PUBLIC.match(value) is not None
+
+
+def shapes_re(parts: Iterable[tuple[str, str]]) -> re.Pattern[str]:
+    """One regex for ``X1 R1 | X2 R2 | …`` where each ``X`` is a character class (its
+    inside, ``A-Z``), written as one class of every first character, then each rest
+    behind a look-back at its own class. Python's regex engine skips to a candidate at
+    C speed only when a pattern starts with one class or a branch of literals; an
+    alternation of classes is tried, branch by branch, at every position."""
+    parts = list(parts)
+    first = "".join(dict.fromkeys(x for x, _ in parts))
+    rests = "|".join(f"(?<=[{x}]){r}" for x, r in parts)
+    return re.compile(f"[{first}](?:{rests})")

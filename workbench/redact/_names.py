@@ -31,8 +31,8 @@ from functools import cache
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
-__all__ = ["CUE_WORDS", "KV", "PAIR_START", "UNCASED", "find_names", "gate", "is_name_value",
-           "kv_value", "name_key"]
+__all__ = ["CUE_WORDS", "KV", "PAIR_START", "SHAPE_PARTS", "UNCASED", "cue_gate", "cues",
+           "find_names", "gate", "is_name_value", "kv_value", "name_key"]
 
 _LOCALES = (
     "en_US", "en_GB", "en_IE", "en_IN", "en_NG", "en_KE", "de_DE", "de_AT", "fr_FR",
@@ -81,19 +81,21 @@ def _raw_given() -> frozenset[str]:
 @cache
 def _gazetteer() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(given names, surnames, given names with the stop list's words), folded."""
-    given: set[str] = set()
-    surnames: set[str] = set()
+    raw_given: set[str] = set()
+    raw_surnames: set[str] = set()
     for loc in _LOCALES:
         try:
             provider = importlib.import_module(f"faker.providers.person.{loc}").Provider
         except ImportError:  # a locale a future Faker drops
             continue
-        for attrs, into in ((_GIVEN_ATTRS, given), (_SURNAME_ATTRS, surnames)):
+        for attrs, into in ((_GIVEN_ATTRS, raw_given), (_SURNAME_ATTRS, raw_surnames)):
             for attr in attrs:
                 for name in getattr(provider, attr, ()) or ():
                     if isinstance(name, str):
-                        into.update(_fold(w) for w in name.split() if len(w) > 1
-                                    or not w.isascii())
+                        into.update(name.split())
+    # each distinct word folded once (the locales and lists repeat most names)
+    given = {_fold(w) for w in raw_given if len(w) > 1 or not w.isascii()}
+    surnames = {_fold(w) for w in raw_surnames if len(w) > 1 or not w.isascii()}
     return frozenset(given - _NOT_NAMES), frozenset(surnames - _NOT_NAMES), frozenset(given)
 
 
@@ -267,10 +269,14 @@ _LOWER_RE = "[" + re.escape("".join(c for c in map(chr, range(0x61, 0x530))
 # where a run of two or more name-shaped words may start: a capital (or a letter of an
 # uncased script) not glued to a word, a word, a space, an optional particle, a capital;
 # the first character comes first, so that the engine skips to candidates at C speed
-_PAIR_START = re.compile(
-    _UPPER_RE + r"(?<![\w\x00./@-].)(?:" + _LOWER_RE + r"|(?<=[" + _SCRIPTS + r"]))"
-    r"[^\W\d_]*(?:['’-][^\W\d_]+)*\.?[ \u00a0]"
-    r"(?:(?:van|von|de|da|del|der|di|du|la|le|al|el|bin|ibn|dos|das|do|y) )?" + _UPPER_RE)
+_PAIR_REST = (r"(?<![\w\x00./@-].)(?:" + _LOWER_RE + r"|(?<=[" + _SCRIPTS + r"]))"
+              r"[^\W\d_]*(?:['’-][^\W\d_]+)*\.?[ \u00a0]"
+              r"(?:(?:van|von|de|da|del|der|di|du|la|le|al|el|bin|ibn|dos|das|do|y) )?"
+              + _UPPER_RE)
+_PAIR_START = re.compile(_UPPER_RE + _PAIR_REST)
+#: (first character class, rest) of the shapes that open the name finders' gate: a pair
+#: of name-shaped words, a letter of an uncased script
+SHAPE_PARTS = ((_UPPER_RE[1:-1], _PAIR_REST), (_SCRIPTS, ""))
 _WORD = f"(?:{_CASED_WORD}|{_UNCASED_RUN})(?![\\w\\x00])"
 _RUN = re.compile(rf"{_WORD}(?:[ \u00a0]{_WORD}){{0,3}}")
 _STRONG_CUES = (
@@ -305,7 +311,7 @@ CUE_WORDS = (
 _CUE_WORDS = words_re(CUE_WORDS, bounded=True)
 
 
-def _cues(text: str, low: str) -> list[re.Match[str]]:
+def cues(text: str, low: str) -> list[re.Match[str]]:
     """Each cue followed by a capital or a word of an uncased script."""
     out = []
     for w in _CUE_WORDS.finditer(low):
@@ -315,11 +321,30 @@ def _cues(text: str, low: str) -> list[re.Match[str]]:
     return out
 
 
+# the only lower-case starts of a word that ``_script_word`` takes (al-Rashid, ben-…)
+_LOWER_FIRSTS = ("al", "el", "ben", "bin", "abu")
+
+
+def cue_gate(text: str, low: str, start: int = 0) -> bool:
+    """False means ``_cue_hits(text, low) == []``. ``cues`` looks ahead for a capital
+    case-insensitively (its regex is), so ``customer billing`` passes it; but a name's
+    first word starts with a capital, a letter of an uncased script or one of
+    ``_LOWER_FIRSTS`` (``_script_word``), so a cue before any other lower-case word
+    opens nothing. Prose with a ``customer`` in it is common in traces. ``start``: no
+    cue word starts before it (the caller has looked)."""
+    for w in _CUE_WORDS.finditer(low, start):
+        m = _CUE_CAP.match(text, w.start())
+        if m is not None and (not text[m.end()].islower()
+                              or low.startswith(_LOWER_FIRSTS, m.end())):
+            return True
+    return False
+
+
 def gate(text: str, low: str) -> bool:
     """False means ``find_names(text) == []``: no two capitalised words, no word of an
     uncased script, no cue before a capital (``low``: the text lower-cased)."""
     return (_TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None
-            or bool(_cues(text, low)))
+            or cue_gate(text, low))
 
 
 def _run_words(text: str, start: int, limit: int = 4) -> tuple[int, list[str]] | None:
@@ -361,7 +386,7 @@ def _glued(text: str, end: int) -> bool:
 
 def _cue_hits(text: str, low: str) -> list[Hit]:
     hits: list[Hit] = []
-    for m in _cues(text, low):
+    for m in cues(text, low):
         got = _run_words(text, m.end(), 3)
         if got is None:
             continue
@@ -432,11 +457,13 @@ def kv_value(text: str, m: re.Match[str]) -> tuple[int, int]:
     return start, end
 
 
-def find_names(text: str, low: str | None = None) -> list[Hit]:
+def find_names(text: str, low: str | None = None, shaped: bool = True) -> list[Hit]:
     """Person names in free text (cues, the gazetteer; ``key: value`` pairs are
-    ``_personal``'s); overlapping hits are resolved by the caller."""
+    ``_personal``'s); overlapping hits are resolved by the caller. ``shaped=False``:
+    the caller knows that no pair of capitalised words and no word of an uncased
+    script stands in the text, so the gazetteer has nothing to look at."""
     low = lower_same_length(text) if low is None else low
     hits = _cue_hits(text, low)
-    if _TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None:
+    if shaped and (_TWO_CAPS.search(text) is not None or _UNCASED.search(text) is not None):
         hits += _gazetteer_hits(text)
     return hits

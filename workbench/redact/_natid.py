@@ -23,9 +23,10 @@ from stdnum.in_ import aadhaar
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from ._hits import Hit, lower_same_length, words_re
+from ._hits import Hit, lower_same_length, shapes_re, words_re
 
-__all__ = ["CONTEXT", "ID_DETECTORS", "find_national_ids", "gate", "id_value_ok"]
+__all__ = ["CONTEXT", "ID_DETECTORS", "SHAPES", "SHAPE_PARTS", "WORDS", "find_national_ids",
+           "gate", "id_value_ok"]
 
 
 def _ok(check: Callable[[str], bool]) -> Callable[[str], bool]:
@@ -132,10 +133,12 @@ _CONTEXT_RE = {
 #: the shapes found without context
 #: (one digit or capital first, the rest factored, not inside a digit or capital run:
 #: the regex engine skips to candidates at C speed and tries few alternatives there)
-SHAPES = re.compile(
-    r"\d(?<!\d\d)\d\d(?:-\d\d-\d{4}|\.\d{3}\.\d{3}-|\d(?: \d{4} \d{4}|\d{4}-?[A-Z]))"
-    r"|[A-Z](?<![A-Z][A-Z])(?:[A-Z](?: \d\d \d\d \d\d|[A-Z]{4}[0-9LMNPQRSTUV]{2}"
-    r"[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])|(?<=[XYZ])-?\d{7})")
+SHAPE_PARTS = (
+    (r"\d", r"(?<!\d\d)\d\d(?:-\d\d-\d{4}|\.\d{3}\.\d{3}-|\d(?: \d{4} \d{4}|\d{4}-?[A-Z]))"),
+    ("A-Z", r"(?<![A-Z][A-Z])(?:[A-Z](?: \d\d \d\d \d\d|[A-Z]{4}[0-9LMNPQRSTUV]{2}"
+            r"[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])|(?<=[XYZ])-?\d{7})"),
+)
+SHAPES = shapes_re(SHAPE_PARTS)
 #: every context word, on the lower-cased text
 WORDS = words_re(w for words in CONTEXT.values() for w in words)
 

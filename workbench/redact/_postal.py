@@ -27,9 +27,9 @@ from functools import cache
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
-__all__ = ["ADDRESS_WORDS_LIST", "BIRTH_WORDS_LIST", "EURO_WORDS_LIST", "HOUSE", "address_key",
-           "birth_key", "find_addresses", "find_birth_dates", "gate", "is_address_value",
-           "is_date_value"]
+__all__ = ["ADDRESS_WORDS_LIST", "BIRTH_WORDS_LIST", "EURO_WORDS_LIST", "HOUSE", "SHAPE_PARTS",
+           "address_key", "birth_key", "find_addresses", "find_birth_dates", "gate",
+           "is_address_value", "is_date_value", "word_gate"]
 
 _ADDRESS_LAST = frozenset({"address", "addresses", "addr", "street", "streetaddress",
                            "residence", "domicile", "addressline"})
@@ -164,7 +164,10 @@ _ADDRESS_CONTEXT = re.compile(
     r"|ship(?:ping)? to|deliver(?:y)? to|send it to|located at|moved to|dirección"
     r"|direccion|endereço|adresse|indirizzo|адрес|住所|地址|العنوان)"
     r"[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
-_HOUSE = HOUSE = re.compile(r"\d[A-Za-z]?,? [A-Z][a-z]")
+_HOUSE_REST = r"[A-Za-z]?,? [A-Z][a-z]"
+_HOUSE = HOUSE = re.compile(r"\d" + _HOUSE_REST)
+#: (first character class, rest) of the house number shape
+SHAPE_PARTS = ((r"\d", _HOUSE_REST),)
 
 
 def _to_end(text: str, start: int) -> int:
@@ -205,6 +208,18 @@ def find_addresses(text: str, low: str | None = None) -> list[Hit]:
 def gate(text: str, low: str) -> bool:
     """False means neither ``find_addresses`` nor ``find_birth_dates`` finds anything
     (``low``: the text lower-cased)."""
-    return (_HOUSE.search(text) is not None or _EURO_WORDS.search(low) is not None
-            or any(_contexts(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low))
-            or any(_contexts(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low)))
+    return _HOUSE.search(text) is not None or word_gate(text, low)
+
+
+def word_gate(text: str, low: str, start: int = 0) -> bool:
+    """``gate`` without its house-number shape: for a caller that has looked for it
+    (``start``: no context word starts before it)."""
+    return (_EURO_WORDS.search(low, start) is not None
+            or _any_context(_ADDRESS_CONTEXT, _ADDRESS_WORDS, text, low, start)
+            or _any_context(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low, start))
+
+
+def _any_context(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str,
+                 start: int) -> bool:
+    """Whether ``_contexts`` finds anything (stopping at the first)."""
+    return any(rx.match(text, w.start()) is not None for w in words.finditer(low, start))

@@ -126,3 +126,35 @@ def test_every_new_detector_is_in_the_catalogue() -> None:
                 "it-codice-fiscale", "br-cpf", "in-aadhaar", "passport", "postal-address",
                 "birth-date"):
         assert det in DETECTORS
+
+
+# -- the gate's cost: prose with cue words, the memo ------------------------------------
+
+def test_a_cue_word_before_lower_case_words_opens_no_gate() -> None:
+    text = "run customer billing request failed, contact support then retry the customer job"
+    assert not maybe(text)
+    assert find(text) == []
+
+
+def test_a_name_in_lower_case_after_a_cue_is_still_found() -> None:
+    text = "Regards, al-Amin"
+    assert maybe(text)
+    assert [(h.category, text[h.start:h.end]) for h in find(text)] == [("person", "al-Amin")]
+
+
+def test_the_memo_of_the_personal_finders_is_bounded() -> None:
+    from workbench.redact import _personal
+
+    memo = _personal._MEMO
+    for i in range(memo.MAX_ENTRIES + 10):
+        _personal.maybe_personal(f"order {i} for Elena Fischer")
+        assert len(memo.gate) + len(memo.found) <= memo.MAX_ENTRIES
+    assert memo.chars <= memo.MAX_CHARS
+    long_text = "Elena Fischer " * (memo.MAX_STRING // 14 + 1)
+    assert _personal.find_personal(long_text)  # found, but not remembered
+    assert long_text not in memo.found and long_text not in memo.gate
+    many = "x" * memo.MAX_STRING
+    for _ in range(memo.MAX_CHARS // memo.MAX_STRING + 2):
+        many = many[1:] + "y"
+        _personal.maybe_personal(many)
+        assert memo.chars <= memo.MAX_CHARS
