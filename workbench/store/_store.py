@@ -40,7 +40,6 @@ from ..model import (
     EVENTS,
     Event,
     NotFoundError,
-    QueryError,
     StoreCorruptError,
     StoreError,
     Trace,
@@ -51,6 +50,7 @@ from ..model import (
 from ._batch import TABLES, Batch
 from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, try_lock
 from ._journal import Journal, drop_journal, open_journal, orphan_journals
+from ._reader import Reader
 from ._rows import to_rows
 from ._views import create_views
 
@@ -103,6 +103,16 @@ class Store:
         # commit records by file name: a record is written once, whole, and never
         # changed, so each is parsed once per Store (a compacted store keeps many)
         self._records: dict[str, Commit] = {}
+        # the connection ``sql`` reads with, kept while the same commit records are
+        # visible (``_reader.py``)
+        self._reader = Reader()
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"root": self.root, "_records": self._records}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["root"])  # type: ignore[misc]
+        self._records.update(state["_records"])
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
@@ -413,31 +423,32 @@ class Store:
 
     # -- reading ------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """An in-memory DuckDB connection with the store's views."""
+        """An in-memory DuckDB connection with the store's views (the caller closes it)."""
+        return self._connect(self._visible())
+
+    def _visible(self) -> list[Commit]:
         if self.root.exists() and not self.root.is_dir():
             raise StoreError(f"store path {self.root} is a file, not a directory",
                              code="STORE_NOT_A_DIRECTORY")
         if self.exists:
             self._check_marker()
+        return self.commits()  # one listing for every view
+
+    def _connect(self, visible: list[Commit]) -> duckdb.DuckDBPyConnection:
         con = duckdb.connect()
         con.execute("SET enable_progress_bar = false")
-        visible = self.commits()  # one listing for every view
         create_views(con, {t: [self.root / f for c in visible for f in c.files
                                if f.startswith(t + "/")] for t in TABLES})
         return con
 
     def sql(self, query: str, params: list[Any] | dict[str, Any] | None = None) -> pa.Table:
-        """Run a query over the views; the result as an Arrow table."""
-        con = self.connect()
-        try:
-            rel = con.sql(query, params=params or None)
-            return rel.to_arrow_table() if rel is not None else pa.table({})
-        except duckdb.IOException as exc:
-            raise StoreCorruptError(f"a store file could not be read: {_first_line(exc)}") from None
-        except (duckdb.Error, ValueError) as exc:
-            raise QueryError(_first_line(exc)) from None
-        finally:
-            con.close()
+        """Run a query over the views; the result as an Arrow table. The store is listed
+        for every query; one ``SELECT`` (or ``WITH``) reuses the connection and views of
+        this ``Store``'s last one while the visible commit records are the same (a
+        commit or a compaction changes them). Anything else — another statement, or
+        several — gets a connection of its own, so it cannot change what later queries
+        see."""
+        return self._reader.query(self._visible, self._connect, query, params)
 
     def trace(self, trace_id: str) -> Trace:
         """One trace, parsed, with its metadata."""
@@ -483,7 +494,4 @@ class Store:
         raise NotFoundError(f"{prefix!r} matches {len(hits)} traces: {', '.join(hits[:5])}",
                             hint="give more characters of the id", code="AMBIGUOUS_TRACE")
 
-
-def _first_line(exc: BaseException) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
