@@ -44,7 +44,7 @@ from _measure import MB, ChildFailed, finish, measure, warm
 
 HERE = Path(__file__).resolve().parent
 TARGET_RATIO = 0.5
-#: what the free-text personal-data finders may cost the ratio (issue 23)
+#: what the free-text personal-data finders may cost the ratio
 PERSONAL_TARGET = 0.05
 
 # One row per span, as DuckDB's own reader types it; attributes stay nested.
