@@ -10,7 +10,7 @@ from ._check import (
     report_rules,
 )
 from ._errors import NoHTTPEventsError, OpenAPIError, ProbeRefusedError, UnknownInvariantError
-from ._http import Exchange, exchange_of, exchanges_of, store_exchanges
+from ._http import Exchange, exchange_of, exchanges_of, har_entry, store_exchanges
 from ._judge import INVARIANTS, Judged, judge, pick_invariants
 from ._minimize import InvariantOracle, minimize_invariant, pick_invariant_finding
 from ._openapi import Operation, Paging, Param, Spec, load_spec, parse_spec
@@ -38,6 +38,7 @@ __all__ = [
     "check_target",
     "exchange_of",
     "exchanges_of",
+    "har_entry",
     "judge",
     "judge_trace",
     "load_spec",

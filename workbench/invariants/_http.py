@@ -3,6 +3,7 @@ recorded them (HAR, VCR, Pact, OTel HTTP spans, the contract server), as one sha
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,7 @@ from ..model import Event, Trace
 from ..model import loads as json_loads
 from ..store import Store
 
-__all__ = ["Exchange", "exchange_of", "exchanges_of", "store_exchanges"]
+__all__ = ["Exchange", "exchange_of", "exchanges_of", "har_entry", "store_exchanges"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,3 +118,29 @@ def store_exchanges(store: Store, trace_ids: Sequence[str] | None) -> Iterator[E
                         cols["start_ns"][i], cols["end_ns"][i])
         if x is not None:
             yield x
+
+
+def har_entry(x: Exchange, url: str, raw: bytes, body_text: str | None) -> dict[str, Any]:
+    """One HAR 1.2 entry of an exchange this process sent (``probe``, ``replay``): the
+    request as sent (``body_text``, if it had a body) and the answer's bytes."""
+    start = dt.datetime.fromtimestamp((x.start_ns or 0) / 1e9, dt.UTC)
+    req: dict[str, Any] = {
+        "method": x.method, "url": url, "httpVersion": "HTTP/1.1",
+        "headers": [{"name": k, "value": v} for k, v in x.headers.items()],
+        "queryString": [{"name": k, "value": v} for k, v in x.query.items()],
+        "cookies": [], "headersSize": -1, "bodySize": -1}
+    if body_text is not None:
+        req["postData"] = {"mimeType": x.header("content-type") or "application/json",
+                           "text": body_text}
+    content: dict[str, Any] = {"size": len(raw), "mimeType": x.header("content-type", True)
+                               or "application/json"}
+    if raw:
+        content["text"] = raw.decode("utf-8", "replace")
+    ms = x.ms or 0.0
+    return {"startedDateTime": start.isoformat(), "time": ms, "request": req, "cache": {},
+            "timings": {"send": 0, "wait": ms, "receive": 0},
+            "response": {"status": x.status or 0, "statusText": "", "httpVersion": "HTTP/1.1",
+                         "headers": [{"name": k, "value": v}
+                                     for k, v in x.resp_headers.items()],
+                         "cookies": [], "content": content, "redirectURL": "",
+                         "headersSize": -1, "bodySize": -1}}

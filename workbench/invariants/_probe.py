@@ -13,7 +13,6 @@ marked ``x-dangerous``) only with ``writes``. Values are drawn per (seed, step).
 
 from __future__ import annotations
 
-import datetime as dt
 import http.client
 import ipaddress
 import time
@@ -26,7 +25,7 @@ from ..model import dumps
 from ..model import loads as json_loads
 from ._errors import ProbeRefusedError
 from ._generate import Generator
-from ._http import Exchange
+from ._http import Exchange, har_entry
 from ._judge import Matched, request_complaints
 from ._openapi import Operation, Spec
 
@@ -139,7 +138,8 @@ class _Prober:
                                            if v is not None}, shown, body, has_body, status,
                      rheaders, rbody, bool(raw), started, ended)
         self.out.exchanges.append(x)
-        entry = _entry(x, f"http://{self.host}:{self.port}{target}", raw)
+        entry = har_entry(x, f"http://{self.host}:{self.port}{target}", raw,
+                          dumps(x.body) if x.has_body else None)
         if draws:  # what regenerates the values from the seed (docs/replay.md)
             entry[DRAWS_FIELD] = {"probe": {"seed": self.gen.seed, "operation": op.name,
                                             "draws": [list(d) for d in draws]}}
@@ -335,29 +335,6 @@ def _text(v: Any) -> str:
     if isinstance(v, str):
         return v
     return dumps(v) if isinstance(v, dict | list) else str(v)
-
-
-def _entry(x: Exchange, url: str, raw: bytes) -> dict[str, Any]:
-    start = dt.datetime.fromtimestamp((x.start_ns or 0) / 1e9, dt.UTC)
-    req: dict[str, Any] = {
-        "method": x.method, "url": url, "httpVersion": "HTTP/1.1",
-        "headers": [{"name": k, "value": v} for k, v in x.headers.items()],
-        "queryString": [{"name": k, "value": v} for k, v in x.query.items()],
-        "cookies": [], "headersSize": -1, "bodySize": -1}
-    if x.has_body:
-        req["postData"] = {"mimeType": "application/json", "text": dumps(x.body)}
-    content: dict[str, Any] = {"size": len(raw), "mimeType": x.header("content-type", True)
-                               or "application/json"}
-    if raw:
-        content["text"] = raw.decode("utf-8", "replace")
-    return {"startedDateTime": start.isoformat(), "time": (x.ms or 0.0),
-            "request": req, "cache": {}, "timings": {"send": 0, "wait": x.ms or 0.0,
-                                                     "receive": 0},
-            "response": {"status": x.status or 0, "statusText": "", "httpVersion": "HTTP/1.1",
-                         "headers": [{"name": k, "value": v}
-                                     for k, v in x.resp_headers.items()],
-                         "cookies": [], "content": content, "redirectURL": "",
-                         "headersSize": -1, "bodySize": -1}}
 
 
 def probe(spec: Spec, target: str, *, seed: int = 1, max_requests: int = 300,
