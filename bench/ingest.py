@@ -71,21 +71,28 @@ COPY (
 ) TO '{dst}' (FORMAT parquet)
 """
 
-# The whole DuckDB process: what a user would run instead of ingesting.
-DUCKDB_SCRIPT = f"""
+
+def _copy_script(sql: str) -> str:
+    """A process that runs one ``COPY (...) TO '{dst}'`` reading ``argv[1]`` and writing
+    ``argv[2]``: the rows written, DuckDB's threads and version, the query's CPU."""
+    return f"""
 import json, sys, time
 import duckdb
 src, dst = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
 con.execute("SET enable_progress_bar = false")
 c0 = time.process_time()
-con.execute({DUCKDB_COPY!r}.replace("{{dst}}", dst.replace("'", "''")), [src])
+con.execute({sql!r}.replace("{{dst}}", dst.replace("'", "''")), [src])
 cpu = time.process_time() - c0  # every thread of the process
 n = con.execute("SELECT count(*) FROM read_parquet(?)", [dst]).fetchall()[0][0]
 t = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
 print(json.dumps({{"events": int(n), "threads": int(t), "version": duckdb.__version__,
                   "query_cpu": cpu}}))
 """
+
+
+# The whole DuckDB process: what a user would run instead of ingesting.
+DUCKDB_SCRIPT = _copy_script(DUCKDB_COPY)
 
 #: the least a process that runs the detectors must import
 IMPORT_FLOOR = "import duckdb, workbench.redact"
@@ -214,18 +221,7 @@ FROM m ORDER BY trace_id, start_ns
 ) TO '{{dst}}' (FORMAT parquet)
 """
 
-MAP_SCRIPT = f"""
-import json, sys, time
-import duckdb
-src, dst = sys.argv[1], sys.argv[2]
-con = duckdb.connect()
-con.execute("SET enable_progress_bar = false")
-c0 = time.process_time()
-con.execute({MAP_SQL!r}.replace("{{dst}}", dst.replace("'", "''")), [src])
-cpu = time.process_time() - c0  # every thread of the process
-n = con.execute("SELECT count(*) FROM read_parquet(?)", [dst]).fetchall()[0][0]
-print(json.dumps({{"events": int(n), "map_cpu": cpu}}))
-"""
+MAP_SCRIPT = _copy_script(MAP_SQL)
 
 # What the columnar design must do before the detectors can run: list the distinct
 # strings of the mapped values (every JSON string token of the stand-in's columns).
@@ -304,7 +300,7 @@ def floor(src: Path, work: Path, repeat: int, duckdb_row: dict[str, Any],
     cpus = os.cpu_count() or 1
     imp = min(imports)
     det_cpu = min(d["detector_cpu"] for d in det)
-    map_cpu = min(m["map_cpu"] for m in maps)
+    map_cpu = min(m["query_cpu"] for m in maps)
     list_cpu = min(m["list_cpu"] for m in lists)
     parse_s = imp + (duckdb_row["best_query_cpu_seconds"] + det_cpu) / cpus
     map_s = imp + (map_cpu + list_cpu + det_cpu) / cpus
