@@ -34,6 +34,10 @@ def register(sub: Any) -> None:
                    help="the environment these traces were recorded in (kept in `traces`; "
                         "replay closes a finding only from its own environment; default: "
                         "default)")
+    p.add_argument("--memory", metavar="SIZE",
+                   help="memory for this ingest and its worker processes together, e.g. "
+                        "1.5GB or 800MB (default: $WORKBENCH_INGEST_MEMORY, else 1.5GB); "
+                        "fewer processes and earlier spills below that")
     common(p)
     p.set_defaults(func=run)
 
@@ -67,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     progress = _Progress()
     try:
         result = ingest(args.paths, store, format=args.format, progress=progress,
-                        redact=args.redact, env=args.env)
+                        redact=args.redact, env=args.env, memory=args.memory)
     finally:
         progress.done()
     doc = result.to_dict()

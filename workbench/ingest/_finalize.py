@@ -7,6 +7,8 @@ orphans, and writes the events batch sorted by (trace_id, seq).
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -25,18 +27,24 @@ from ..model import (
     DuplicateEventError,
     InvalidTraceError,
     TraceExistsError,
+    UsageError,
     dumps,
     first_path,
     link_columns,
     loads,
 )
 from ..store import Batch, Scratch, TableSink
+from ._memory import DEFAULT_MEMORY, sort_memory
 from ._workers import Workers, run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
 
 _ROWS_PER_BATCH = 8192
-_MEMORY = "768MB"  # DuckDB spills sorts beyond this to the batch's work folder
+#: DuckDB's memory per sorting thread (the rest of the cores stay idle below it)
+_MEMORY_PER_THREAD = 512_000_000
+#: DuckDB's memory limit when no budget is given (``_memory.sort_memory`` of the
+#: default budget for one process); it spills sorts beyond it to the work folder
+_MEMORY = sort_memory(DEFAULT_MEMORY, 1)
 _ORDER = Path(__file__).with_name("order.sql").read_text()
 
 
@@ -76,12 +84,15 @@ def _check(con: duckdb.DuckDBPyConnection) -> None:
                                 f">= 0 ({why})", trace_id=t)
 
 
-def check(staged: list[Path], work: Scratch, known_traces: set[str] | None) -> None:
-    """Refuse the batch before anything is written: duplicate ids, partial seq, known ids."""
-    con = _connect(work, threads=None)
+def check(staged: list[Path], work: Scratch, known_traces: set[str] | None,
+          memory: int = _MEMORY) -> None:
+    """Refuse the batch before anything is written: duplicate ids, partial seq, known ids
+    (``memory``: DuckDB's limit, in bytes)."""
+    con = _connect(work, threads=None, memory=memory)
     try:
         con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
-        _check(con)
+        with _within(memory):
+            _check(con)
         if known_traces:
             ids = [r[0] for r in con.execute("SELECT DISTINCT trace_id FROM staged").fetchall()]
             clash = sorted(set(ids) & known_traces)
@@ -92,11 +103,14 @@ def check(staged: list[Path], work: Scratch, known_traces: set[str] | None) -> N
         con.close()
 
 
-def _connect(work: Scratch, threads: int | None) -> duckdb.DuckDBPyConnection:
-    config: dict[str, Any] = {"temp_directory": str(work.path), "memory_limit": _MEMORY,
-                              "preserve_insertion_order": False}
-    if threads:
-        config["threads"] = threads
+def _connect(work: Scratch, threads: int | None, memory: int) -> duckdb.DuckDBPyConnection:
+    """DuckDB with ``memory`` bytes and a thread per ``_MEMORY_PER_THREAD`` of them (a
+    sorting thread holds its own buffers), up to ``threads`` or the cores."""
+    most = threads or os.cpu_count() or 1
+    config: dict[str, Any] = {"temp_directory": str(work.path),
+                              "memory_limit": f"{max(1, memory // 10**6)}MB",
+                              "preserve_insertion_order": False,
+                              "threads": max(1, min(most, memory // _MEMORY_PER_THREAD))}
     con = duckdb.connect(config=config)
     con.execute("SET enable_progress_bar = false")
     return con
@@ -104,23 +118,44 @@ def _connect(work: Scratch, threads: int | None) -> duckdb.DuckDBPyConnection:
 
 def finalize_partition(staged: list[Path], events: TableSink, work: Scratch,
                        threads: int | None = None,
-                       progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
+                       progress: Callable[[int], None] | None = None,
+                       memory: int = _MEMORY) -> dict[str, TraceStats]:
     """Sort, number, link and write one partition's rows (whole traces only) to the
-    batch's ``events`` files."""
+    batch's ``events`` files (``memory``: DuckDB's limit, in bytes)."""
     if not staged:
         return {}
-    con = _connect(work, threads)
+    con = _connect(work, threads, memory)
     try:
         con.execute(f"CREATE VIEW staged AS SELECT * FROM read_parquet({_listing(staged)})")
-        reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
-        return _write(_complete_traces(reader), events, progress)
+        with _within(memory):
+            reader = con.sql(_ORDER).to_arrow_reader(_ROWS_PER_BATCH)
+            return _write(_complete_traces(reader), events, progress)
     finally:
         con.close()
 
 
-def _partition_job(args: tuple[list[Path], TableSink, Scratch]) -> dict[str, TraceStats]:
-    staged, events, work = args
-    return finalize_partition(staged, events, work, threads=1)
+@contextlib.contextmanager
+def _within(memory: int) -> Iterator[None]:
+    """DuckDB running out of its ``memory`` (a sort it could not spill) as
+    ``MEMORY_TOO_SMALL``: the budget, not the input, is what to change."""
+    try:
+        yield
+    except (duckdb.OutOfMemoryException, OSError) as exc:
+        # Arrow's reader hands DuckDB's error on as an OSError with DuckDB's words
+        if not isinstance(exc, duckdb.OutOfMemoryException) and \
+                "Out of Memory Error" not in str(exc):
+            raise
+        raise UsageError(f"sorting this input needed more than the {memory // 10**6:,} MB "
+                         "DuckDB had of the ingest's memory budget", code="MEMORY_TOO_SMALL",
+                         hint="give ingest more memory (--memory or "
+                              "$WORKBENCH_INGEST_MEMORY), or ingest the files in smaller "
+                              "groups") from None
+
+
+def _partition_job(args: tuple[list[Path], TableSink, Scratch, int]
+                   ) -> dict[str, TraceStats]:
+    staged, events, work, memory = args
+    return finalize_partition(staged, events, work, threads=1, memory=memory)
 
 
 def _offset(progress: Callable[[int], None] | None,
@@ -132,22 +167,25 @@ def _offset(progress: Callable[[int], None] | None,
 
 def finalize(partitions: list[list[Path]], batch: Batch, work: Scratch,
              known_traces: set[str] | None = None, workers: int | Workers = 1,
-             progress: Callable[[int], None] | None = None) -> dict[str, TraceStats]:
+             progress: Callable[[int], None] | None = None,
+             memory: int = _MEMORY) -> dict[str, TraceStats]:
     """Check the staged rows, then finalize each partition into ``batch``'s events
     files (one part each); per-trace figures back.
 
     Raises before writing anything when the staged rows break a rule (duplicate ids,
     partial seq, known trace ids). With ``workers > 1`` (or a pool of several)
-    partitions run in processes.
+    partitions run in processes. ``memory``: DuckDB's limit in each process, in bytes.
     """
-    check([f for files in partitions for f in files], work.sub("check"), known_traces)
-    jobs = [(files, batch.sink("events", part=i), work.sub(f"sort-{i}"))
+    check([f for files in partitions for f in files], work.sub("check"), known_traces,
+          memory)
+    jobs = [(files, batch.sink("events", part=i), work.sub(f"sort-{i}"), memory)
             for i, files in enumerate(partitions) if files]
     stats: dict[str, TraceStats] = {}
     if (workers.n if isinstance(workers, Workers) else workers) <= 1 or len(jobs) <= 1:
         done = 0
-        for files, events, w in jobs:
-            part = finalize_partition(files, events, w, progress=_offset(progress, done))
+        for files, events, w, _ in jobs:
+            part = finalize_partition(files, events, w, progress=_offset(progress, done),
+                                      memory=memory)
             done += sum(st.events for st in part.values())
             stats.update(part)
         return stats

@@ -42,6 +42,13 @@ from ..model import (
 from ..redact import DETECTORS, Redactor, masked
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
+from ._memory import (
+    DEFAULT_MEMORY,
+    memory_budget,
+    partitions_for,
+    processes_within,
+    sort_memory,
+)
 from ._registry import adapter_for, detect
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
@@ -168,7 +175,9 @@ class _Staged:
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
     adapter = adapter_for(part.adapter)
+    # the staged text a process buffers stays about 64 MiB however many partitions
     stager = Stager(part.work.sub(f"part-{part.index:04d}"), partitions=part.partitions,
+                    bytes_per_file=max(4 << 20, min(32 << 20, (64 << 20) // part.partitions)),
                     ord_base=part.index << _ORD_BITS,
                     file_order=bool(getattr(adapter, "file_order", False)),
                     redactor=None if part.key is None else Redactor(part.key))
@@ -178,12 +187,15 @@ def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _St
     return _Staged(part.src, rows, stager.files, infos, stager.hits)
 
 
-def _workers(total: int, requested: int | None) -> int:
+def _workers(total: int, requested: int | None, budget: int = DEFAULT_MEMORY) -> int:
     """Processes to use for ``total`` bytes of input: one per core for large inputs,
-    none extra for small ones."""
+    none extra for small ones; never more than the memory ``budget`` holds."""
     if requested is not None:
-        return max(1, requested)
-    return max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE else 1
+        wanted = max(1, requested)
+    else:
+        wanted = (max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE
+                  else 1)
+    return processes_within(budget, wanted)
 
 
 def _size(files: list[tuple[Path, bool]]) -> int:
@@ -196,7 +208,7 @@ def _size(files: list[tuple[Path, bool]]) -> int:
 
 
 def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int,
-          key: bytes | None) -> list[_Part]:
+          key: bytes | None, partitions: int) -> list[_Part]:
     parts: list[_Part] = []
     for i, (src, adapter) in enumerate(sources):
         splittable = getattr(adapter, "splittable", None)
@@ -204,7 +216,7 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int
         if workers > 1 and splittable is not None and splittable(src):
             pieces = split_lines(src, workers * 4)
         first = len(parts)  # not in the generator: the list grows while it runs
-        parts.extend(_Part(first + k, i, piece, adapter.name, work, workers, key)
+        parts.extend(_Part(first + k, i, piece, adapter.name, work, partitions, key)
                      for k, piece in enumerate(pieces))
     return parts
 
@@ -228,7 +240,7 @@ def _stage_all(parts: list[_Part], workers: Workers,
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
            workers: int | None = None, redact: bool | bytes = True,
-           env: str = "default") -> IngestResult:
+           env: str = "default", memory: int | str | None = None) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     ``redact`` (the default): secrets and personal data become keyed tokens under the
@@ -237,20 +249,25 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     (``read_trace`` gives both files of a diff one key).
 
     ``workers``: processes for reading and finalizing (default: one per core, up to 4,
-    when the input is 32 MiB or more; else 1). The result does not depend on it.
+    when the input is 32 MiB or more; else 1; never more than ``memory`` holds). The
+    result does not depend on it.
+
+    ``memory``: bytes (or a size such as ``"1.5GB"``) for this process and its workers
+    together (default ``$WORKBENCH_INGEST_MEMORY``, else 1.5 GB; docs/ingest.md).
     When another process commits one of the same files while this one is reading, the
     commit is refused and the ingest starts again without that file.
     """
     check_env(env)
+    budget = memory_budget(memory)
     forced = None if format == "auto" else adapter_for(format)
     for _attempt in range(_RETRIES):
         try:
-            return _ingest_once(paths, store, forced, progress, workers, redact, env)
+            return _ingest_once(paths, store, forced, progress, workers, redact, env, budget)
         except StoreError as exc:
             if exc.code not in ("ALREADY_INGESTED", "TRACE_EXISTS") or not _lost_race(
                     paths, store):
                 raise
-    return _ingest_once(paths, store, forced, progress, workers, redact, env)
+    return _ingest_once(paths, store, forced, progress, workers, redact, env, budget)
 
 
 _ENV_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -273,19 +290,22 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None, redact: bool | bytes, env: str) -> IngestResult:
+                 requested: int | None, redact: bool | bytes, env: str,
+                 budget: int) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
     threading.Thread(target=warm_up, daemon=True).start()
-    with Workers(_workers(_size(files), requested)) as pool:
-        return _ingest_files(files, pool, store, forced, progress, requested, redact, env)
+    with Workers(_workers(_size(files), requested, budget)) as pool:
+        return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
+                             budget)
 
 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
-                  requested: int | None, redact: bool | bytes, env: str) -> IngestResult:
+                  requested: int | None, redact: bool | bytes, env: str,
+                  budget: int) -> IngestResult:
     result = IngestResult()
     known = store.source_hashes() if store.exists else set()
     sources: list[tuple[SourceFile, Adapter]] = []
@@ -314,16 +334,18 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         if progress is not None:
             progress(IngestProgress(phase, n, file))
 
-    if _workers(sum(s.size for s, _ in sources), requested) < pool.n:
+    if _workers(sum(s.size for s, _ in sources), requested, budget) < pool.n:
         pool.close()  # the files already in the store left little to read
         pool = Workers(1)
     workers = pool.n
+    sort = sort_memory(budget, workers)
+    n_parts = partitions_for(sum(s.size for s, _ in sources), workers, sort)
     key = (redact if isinstance(redact, bytes) else store.redaction_key()) if redact else None
     # what the store records of each file's path: a token in a file name is redacted too
     shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
-        staged = _stage_all(_plan(sources, work, workers, key), pool,
+        staged = _stage_all(_plan(sources, work, workers, key, n_parts), pool,
                             lambda n, file: report(n, "read", file))
         rows, infos, hits = _gather(staged, len(sources), key)
         for (src, adapter), n in zip(sources, rows, strict=True):
@@ -331,10 +353,10 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                 raise InvalidTraceError(f"{src.display}: no events in this {adapter.name} file",
                                         file=src.display)
         partitions = [[f for part in staged for f in part.files.get(p, [])]
-                      for p in range(workers)]
+                      for p in range(n_parts)]
         stats = finalize(partitions, batch, work.sub("final"),
                          store.trace_ids() if store.exists else None, pool,
-                         lambda n: report(n, "write"))
+                         lambda n: report(n, "write"), memory=sort)
         batch.write("traces", _traces(batch.id, stats, infos, sources, shown,
                                       None if key is None else hits, env))
         batch.commit(sources=[{"path": p, "sha256": s.sha256, "format": a.name,
