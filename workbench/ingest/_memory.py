@@ -47,9 +47,13 @@ def parse_size(text: str, source: str = "--memory") -> int:
     m = _SIZE.fullmatch(text) if isinstance(text, str) else None
     unit = _UNITS.get(m.group(2).lower()) if m else None
     if m is None or unit is None:
-        raise UsageError(f"{source} {text!r} is not a size", code="MEMORY_INVALID",
-                         hint=_HINT.format(MIN_MEMORY // 10**6))
+        raise _not_a_size(f"{source} {text!r}")
     return int(float(m.group(1)) * unit)
+
+
+def _not_a_size(what: str) -> UsageError:
+    return UsageError(f"{what} is not a size", code="MEMORY_INVALID",
+                      hint=_HINT.format(MIN_MEMORY // 10**6))
 
 
 def memory_budget(memory: int | str | None = None) -> int:
@@ -63,8 +67,7 @@ def memory_budget(memory: int | str | None = None) -> int:
     elif isinstance(memory, int) and not isinstance(memory, bool):
         value = memory
     else:
-        raise UsageError(f"memory {memory!r} is not a size", code="MEMORY_INVALID",
-                         hint=_HINT.format(MIN_MEMORY // 10**6))
+        raise _not_a_size(f"memory {memory!r}")
     if value < MIN_MEMORY:
         raise UsageError(f"a memory budget of {value / 10**6:,.0f} MB is too small to ingest in",
                          code="MEMORY_TOO_SMALL",
