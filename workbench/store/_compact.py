@@ -161,7 +161,9 @@ def _clean(store: Store, grace: float) -> tuple[int, int]:
     now = dt.datetime.now(dt.UTC)
     batches = files = 0
     with exclusive_lock(store.root / ".lock"):
-        store._retire()  # records a killed compaction left in _commits/
+        # records a killed compaction left in _commits/, and the staging folders of
+        # killed writers (a compaction killed after its commit leaves its own)
+        store._recover()
         records = store.all_commits()
         replaced_at = {b: dt.datetime.fromisoformat(c.committed_at)
                        for c in records for b in c.replaces}

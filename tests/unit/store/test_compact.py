@@ -199,6 +199,19 @@ def test_killed_at_random_moments(template: Path, tmp_path: Path) -> None:
     assert kills >= 3, "too few kills landed mid-run to test anything"
 
 
+def test_dead_staging_swept_when_nothing_to_merge(store: Store) -> None:
+    """A compaction killed while removing its committed batch's staging folder leaves
+    that folder (here only its ``.owner`` file, unlocked); the next ``compact`` sweeps
+    it even when there is nothing left to merge."""
+    compact(store, grace=0)
+    dead = store.root / "_staging" / "20260101T000000-0123456789ab"
+    dead.mkdir(parents=True)
+    (dead / ".owner").touch()
+    (dead / "work").mkdir()
+    assert compact(store, grace=0).runs == []
+    assert not any((store.root / "_staging").iterdir())
+
+
 def test_ingest_suggests_compact(store: Store, tmp_path: Path,
                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert 2 * TRACES >= SUGGEST_FILES
