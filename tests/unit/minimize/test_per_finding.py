@@ -12,6 +12,7 @@ import pyarrow as pa
 import pytest
 
 from tests.support import EXAMPLES
+from workbench.fixtures import promote
 from workbench.ingest import ingest
 from workbench.minimize import (
     derive_trace,
@@ -53,7 +54,7 @@ def finding_ids(store: Store) -> dict[int, str]:
     return {r["seq"]: r["finding_id"] for r in rows}
 
 
-def test_finding_2_then_finding_1(store):
+def test_finding_2_then_finding_1_then_promote(store, tmp_path):
     trace = store.trace(TRACE)
     second = minimize(trace, RULE, finding=2)
     assert save_result(store, second) is True
@@ -74,6 +75,18 @@ def test_finding_2_then_finding_1(store):
     ids = finding_ids(store)
     assert pick(store, ids[8]).source_trace == first.trace_id
     assert pick(store, ids[9]).source_trace == second.trace_id
+    # promote names the trace that belongs to the finding it was given
+    fixtures = tmp_path / "fixtures"
+    for n, want, archive in ((1, first.trace_id, ARCHIVE_P18),
+                             (2, second.trace_id, ARCHIVE_P19)):
+        r = promote(trace, RULES, f"owned-{n}", key=store.redaction_key(),
+                    fixtures_dir=fixtures, minimize_rule="archive-owned-only",
+                    minimize_finding=n, store=store)
+        m = json.loads((r.path / "manifest.json").read_text())
+        assert m["trace"] == {"trace_id": want, "events": 3}
+        assert archive in kept(store, m["trace"]["trace_id"])
+        assert [e["seq"] for e in m["expected_findings"]
+                if e["rule"] == "archive-owned-only"] == [2]
 
 
 def _store_as_before(store: Store, result) -> str:
@@ -94,7 +107,7 @@ def _store_as_before(store: Store, result) -> str:
     return LEGACY
 
 
-def test_a_store_written_before_keeps_working(store):
+def test_a_store_written_before_keeps_working(store, tmp_path):
     """The previous version stored finding 2's minimization under the id finding 1 now
     has: finding 2 still finds it, finding 1 is stored under the id naming it."""
     trace = store.trace(TRACE)
@@ -113,3 +126,7 @@ def test_a_store_written_before_keeps_working(store):
     assert kept(store, first.trace_id) == [ROOT, LIST_PROJECTS, ARCHIVE_P18]
     assert pick(store, ids[8]).source_trace == first.trace_id
     assert pick(store, ids[9]).source_trace == old
+    r = promote(trace, RULES, "owned", key=store.redaction_key(),
+                fixtures_dir=tmp_path / "fixtures", minimize_rule="archive-owned-only",
+                minimize_finding=1, store=store)
+    assert r.manifest["trace"]["trace_id"] == first.trace_id
