@@ -87,6 +87,20 @@ def test_minimize_and_a_second_version(capsys, store, fixtures):
     assert code == 0, err
     assert (doc["fixture"], doc["previous"], doc["written"]) == ("archive/v2", "archive/v1", True)
     assert run(capsys, "verify", "--fixtures", fixtures)[0] == 0
+    # v1's content again, after v2: v1, no note asked, nothing written
+    before = snapshot(fixtures)
+    code, out, err = promote(capsys, store, fixtures, "--minimize", "approval-before-archive")
+    assert code == 0, err
+    assert out.startswith("unchanged: archive/v1 already holds this content (sha256 ")
+    assert "; the latest version is v2); nothing written" in out
+    code, out, err = promote(capsys, store, fixtures, "--minimize", "approval-before-archive",
+                             "--json")
+    doc = json.loads(out)
+    assert code == 0, err
+    assert (doc["fixture"], doc["version"], doc["written"], doc["previous"]) == (
+        "archive/v1", 1, False, "archive/v2")
+    assert doc["path"].endswith("archive/v1") and doc["changed_fields"] == []
+    assert snapshot(fixtures) == before
 
 
 def test_two_findings_minimized_then_each_promoted_names_its_own_trace(capsys, tmp_path):

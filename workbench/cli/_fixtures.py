@@ -27,7 +27,7 @@ PROMOTE_EXAMPLE = """examples:
       --minimize approval-before-archive --policy promote-policy.yaml
   workbench promote 9c01 --rules rules.yaml --name archive-incident \\
       --note 'result.status: the API now answers paused_for_review' --json
-exit status: 0 promoted (or the latest version already holds this content);
+exit status: 0 promoted (or a version already holds this content: "unchanged: NAME/vN");
 2 refused (unknown trace, bad rules or policy, a clean trace, a policy that hides
 the findings, a note that does not name what changed ...), nothing written
 """
@@ -86,8 +86,10 @@ def register(sub: Any) -> None:
 def _promote_text(r: PromoteResult) -> str:
     m = r.manifest
     if not r.written:
+        latest = (f"; the latest version is v{r.previous}"
+                  if r.previous is not None and r.previous != r.version else "")
         return (f"unchanged: {r.fixture} already holds this content "
-                f"(sha256 {m['content_sha256'][:16]}); nothing written")
+                f"(sha256 {m['content_sha256'][:16]}{latest}); nothing written")
     src, mini = m["source"], m["minimization"]
     tid = src["trace_id"]
     shown = tid[:12] if len(tid) == 32 and all(c in "0123456789abcdef" for c in tid) else tid
