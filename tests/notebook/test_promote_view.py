@@ -68,7 +68,8 @@ def test_promote_succeeds_on_first_press_over_the_committed_fixtures(store, tmp_
     shutil.copytree(REPO / "traces" / "fixtures", fixtures)
     view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
                        minimize="approval-before-archive", fixtures=fixtures)
-    assert "next version after v1" in view.status_text
+    assert "v1 already holds this content" in view.status_text
+    assert "Promote writes nothing" in view.status_text
     view.promote_button.click()
     assert view.error == "" and view.result is not None and not view.result.written
     assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
@@ -133,3 +134,13 @@ def test_minimize_finding_2_then_1_then_promote_names_the_findings_own_trace(sto
     assert view.error == "" and view.result is not None
     assert view.result.fixture == "archive-incident/v2"
     assert view.result.manifest["trace"] == {"trace_id": second, "events": 3}
+    # back to finding 1: v1's content, which v1 holds (no v3, no note asked)
+    view.note.value = ""
+    view.finding.value = 1
+    assert view.preview() is not None
+    assert "archive-incident: v1 already holds this content" in view.status_text
+    view.promote_button.click()
+    assert view.error == "" and view.result is not None and not view.result.written
+    assert view.result.fixture == "archive-incident/v1"
+    assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
+    assert sorted(p.name for p in (fixtures / "archive-incident").iterdir()) == ["v1", "v2"]

@@ -22,6 +22,7 @@ from ..fixtures import (
     Candidate,
     PromoteResult,
     check_name,
+    equal_version,
     list_fixtures,
     prepare,
     write_version,
@@ -195,15 +196,18 @@ class PromoteView(View):
 
     def _show_candidate(self, cand: Candidate) -> None:
         m = cand.manifest
-        have = [f.version for f in list_fixtures(Path(self.fixtures.value))
-                if f.name == cand.name]
-        where = (f"next version after v{have[-1]}" if have else "the first version")
+        root = Path(self.fixtures.value)
+        have = [f.version for f in list_fixtures(root) if f.name == cand.name]
+        same = equal_version(root, cand) if have else None
+        where = (f"v{same} already holds this content" if same is not None else
+                 f"next version after v{have[-1]}" if have else "the first version")
+        then = ("Promote writes nothing" if same is not None else "press Promote to write it")
         found = m["expected_findings"]
         self.status.value = (
             f"<div class=wb-view><b>{esc(cand.name)}</b>: {where} under "
             f"{esc(self.fixtures.value)} · {m['trace']['events']} of {m['source']['events']}"
             f" events · {len(found)} expected finding(s) · content sha256 "
-            f"{esc(cand.content_sha256[:16])}… — press Promote to write it</div>")
+            f"{esc(cand.content_sha256[:16])}… — {then}</div>")
         shown = {k: v for k, v in m.items() if k not in ("fields",)}
         self.manifest.value = ("<div class=wb-view><b>manifest.json (preview)</b>"
                                f"{json_block(shown)}</div>")
