@@ -87,6 +87,44 @@ def test_minimize_and_a_second_version(capsys, store, fixtures):
     assert code == 0, err
     assert (doc["fixture"], doc["previous"], doc["written"]) == ("archive/v2", "archive/v1", True)
     assert run(capsys, "verify", "--fixtures", fixtures)[0] == 0
+    # v1's content again, after v2: v1, no note asked, nothing written
+    before = snapshot(fixtures)
+    code, out, err = promote(capsys, store, fixtures, "--minimize", "approval-before-archive")
+    assert code == 0, err
+    assert out.startswith("unchanged: archive/v1 already holds this content (sha256 ")
+    assert "; the latest version is v2); nothing written" in out
+    code, out, err = promote(capsys, store, fixtures, "--minimize", "approval-before-archive",
+                             "--json")
+    doc = json.loads(out)
+    assert code == 0, err
+    assert (doc["fixture"], doc["version"], doc["written"], doc["previous"]) == (
+        "archive/v1", 1, False, "archive/v2")
+    assert doc["path"].endswith("archive/v1") and doc["changed_fields"] == []
+    assert snapshot(fixtures) == before
+
+
+def test_two_findings_minimized_then_each_promoted_names_its_own_trace(capsys, tmp_path):
+    """`minimize --finding 2`, then `--finding 1` of archive-owned-only (one signature)
+    store two traces; `promote --finding N` names finding N's."""
+    incident = EXAMPLES / "archive-incident.otlp.json"
+    rules = EXAMPLES / "archive-incident.rules.yaml"
+    store, fixtures = tmp_path / "store", tmp_path / "fixtures"
+    assert run(capsys, "ingest", incident, "--store", store)[0] == 0
+    stored = {}
+    for n in (2, 1):
+        code, out, err = run(capsys, "minimize", "4bf92f35", "--rules", rules, "--rule",
+                             "archive-owned-only", "--finding", n, "--store", store, "--json")
+        doc = json.loads(out)
+        assert code == 0 and doc["stored"] is True, err
+        stored[n] = (doc["trace_id"], doc["kept_steps"])
+    assert stored[1][1] == [0, 2, 8] and stored[2][1] == [0, 2, 9]
+    assert stored[1][0] != stored[2][0]
+    for n in (1, 2):
+        code, out, err = promote(capsys, store, fixtures, "--minimize", "archive-owned-only",
+                                 "--finding", n, "--json", trace="4bf92f35", rules=rules,
+                                 name=f"owned-{n}")
+        assert code == 0, err
+        assert json.loads(out)["trace_id"] == stored[n][0]
 
 
 @pytest.mark.parametrize("args, code_", [
@@ -99,6 +137,8 @@ def test_minimize_and_a_second_version(capsys, store, fixtures):
     (["--policy", "bad-policy.yaml"], "POLICY_INVALID"),
     (["--policy", "hiding-policy.yaml"], "POLICY_HIDES_FINDING"),
     (["--minimize", "no-such-rule"], "UNKNOWN_RULE"),
+    (["--finding", "1"], "USAGE"),
+    (["--minimize", "approval-before-archive", "--finding", "9"], "NO_FINDING"),
     (["--trace", "rules-unapproved-destructive-good"], "CLEAN_TRACE"),
     (["--fixtures", "a-file/fixtures"], "FIXTURES_UNWRITABLE"),
     (["--note", "ask dana.whitfield@example.org"], "FIXTURE_NOT_CLEAN"),

@@ -68,7 +68,8 @@ def test_promote_succeeds_on_first_press_over_the_committed_fixtures(store, tmp_
     shutil.copytree(REPO / "traces" / "fixtures", fixtures)
     view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
                        minimize="approval-before-archive", fixtures=fixtures)
-    assert "next version after v1" in view.status_text
+    assert "v1 already holds this content" in view.status_text
+    assert "Promote writes nothing" in view.status_text
     view.promote_button.click()
     assert view.error == "" and view.result is not None and not view.result.written
     assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
@@ -96,3 +97,50 @@ def test_a_clean_trace_needs_allow_clean(store, tmp_path):
     view.allow_clean.value = True
     result = view.promote()
     assert result is not None and result.written and result.manifest["expected_findings"] == []
+
+
+def test_minimize_finding_2_then_1_then_promote_names_the_findings_own_trace(store, tmp_path):
+    """The widgets as a user drives them: one MinimizeView run on archive-owned-only's
+    finding 2, then on finding 1 (both stored, no TRACE_EXISTS), then Promote of finding
+    1: the manifest names finding 1's minimization, the one that keeps step 8."""
+    from workbench.notebook import MinimizeView
+
+    from .conftest import ARCHIVE_P18, ARCHIVE_P19
+
+    shrink = MinimizeView(store, TRACE, rules=RULES, rule="archive-owned-only", finding=2)
+    shrink.run_button.click()
+    second = shrink.stored
+    assert shrink.error == "" and second is not None
+    shrink.finding_box.value = 1
+    shrink.run_button.click()
+    first = shrink.stored
+    assert shrink.error == "" and first is not None and first != second
+    assert {first, second} <= set(store.trace_ids())
+    owns = {tid: {e.event_id for e in store.trace(tid).events} for tid in (first, second)}
+    assert ARCHIVE_P18 in owns[first] and ARCHIVE_P19 not in owns[first]
+    assert ARCHIVE_P19 in owns[second] and ARCHIVE_P18 not in owns[second]
+    fixtures = tmp_path / "fixtures"
+    view = PromoteView(store, TRACE, rules=RULES, name="archive-incident",
+                       minimize="archive-owned-only", fixtures=fixtures)
+    assert view.finding.value == 1
+    view.promote_button.click()
+    assert view.error == "" and view.result is not None
+    manifest = json.loads((fixtures / "archive-incident" / "v1" / "manifest.json").read_text())
+    assert manifest["trace"] == {"trace_id": first, "events": 3}
+    # finding 2 through the view's own field: its trace, in a new version
+    view.finding.value = 2
+    view.note.value = "finding 2 of archive-owned-only (events, manifest)"
+    view.promote_button.click()
+    assert view.error == "" and view.result is not None
+    assert view.result.fixture == "archive-incident/v2"
+    assert view.result.manifest["trace"] == {"trace_id": second, "events": 3}
+    # back to finding 1: v1's content, which v1 holds (no v3, no note asked)
+    view.note.value = ""
+    view.finding.value = 1
+    assert view.preview() is not None
+    assert "archive-incident: v1 already holds this content" in view.status_text
+    view.promote_button.click()
+    assert view.error == "" and view.result is not None and not view.result.written
+    assert view.result.fixture == "archive-incident/v1"
+    assert "unchanged: already holds this content: archive-incident/v1" in view.status_text
+    assert sorted(p.name for p in (fixtures / "archive-incident").iterdir()) == ["v1", "v2"]

@@ -15,6 +15,7 @@ from ..fixtures import (
     promote,
     verify,
 )
+from ..model import UsageError
 from ..redact import load_policy
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
@@ -26,7 +27,7 @@ PROMOTE_EXAMPLE = """examples:
       --minimize approval-before-archive --policy promote-policy.yaml
   workbench promote 9c01 --rules rules.yaml --name archive-incident \\
       --note 'result.status: the API now answers paused_for_review' --json
-exit status: 0 promoted (or the latest version already holds this content);
+exit status: 0 promoted (or a version already holds this content: "unchanged: NAME/vN");
 2 refused (unknown trace, bad rules or policy, a clean trace, a policy that hides
 the findings, a note that does not name what changed ...), nothing written
 """
@@ -56,6 +57,9 @@ def register(sub: Any) -> None:
                         "pseudonymize what they correlate, shapes for the rest)")
     p.add_argument("--minimize", metavar="RULE",
                    help="minimize the trace to the steps that still break RULE first")
+    p.add_argument("--finding", type=int, metavar="N",
+                   help="with --minimize: RULE's N-th finding in step order (default: "
+                        "the first), as `workbench minimize --finding N`")
     p.add_argument("--fixtures", metavar="DIR", default=str(DEFAULT_FIXTURES),
                    help=f"the fixtures folder (default: {DEFAULT_FIXTURES})")
     p.add_argument("--note", metavar="TEXT",
@@ -82,8 +86,10 @@ def register(sub: Any) -> None:
 def _promote_text(r: PromoteResult) -> str:
     m = r.manifest
     if not r.written:
+        latest = (f"; the latest version is v{r.previous}"
+                  if r.previous is not None and r.previous != r.version else "")
         return (f"unchanged: {r.fixture} already holds this content "
-                f"(sha256 {m['content_sha256'][:16]}); nothing written")
+                f"(sha256 {m['content_sha256'][:16]}{latest}); nothing written")
     src, mini = m["source"], m["minimization"]
     tid = src["trace_id"]
     shown = tid[:12] if len(tid) == 32 and all(c in "0123456789abcdef" for c in tid) else tid
@@ -118,11 +124,15 @@ def _promote_text(r: PromoteResult) -> str:
 def run_promote(args: argparse.Namespace) -> int:
     rules = load_rules(args.rules)
     policy = load_policy(args.policy) if args.policy else None
+    if args.finding is not None and args.minimize is None:
+        raise UsageError("--finding picks the finding --minimize RULE minimizes: name "
+                         "the rule with --minimize")
     store = Store(resolve_store_path(args.store))
     trace = store.trace(store.resolve_trace_id(args.trace))
     result = promote(trace, rules, args.name, key=store.redaction_key(),
                      fixtures_dir=args.fixtures, policy=policy, minimize_rule=args.minimize,
-                     note=args.note, allow_clean=args.allow_clean)
+                     minimize_finding=args.finding, store=store, note=args.note,
+                     allow_clean=args.allow_clean)
     emit(args, result.to_dict(), lambda: _promote_text(result))
     return 0
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..minimize import MinimizeResult, NoFindingError, derived_trace_id, minimize_trace
+from ..minimize import MinimizeResult, NoFindingError, finding_trace_id, minimize_trace
 from ..model import Trace, UsageError
 from ..rules import Finding
 from ._check import judge_trace
@@ -61,6 +61,7 @@ def minimize_invariant(trace: Trace, spec: Spec, invariant: str, *,
     result = minimize_trace(
         trace, InvariantOracle(spec, invariant, target.signature), witness=target.event_ids,
         whole_fails=True, max_calls=max_calls, max_seconds=max_seconds, progress=progress,
-        trace_id=derived_trace_id(trace.trace_id, invariant, target.signature))
+        trace_id=finding_trace_id(trace.trace_id, target,
+                                  judge_trace(trace, spec, [invariant])))
     result.rule, result.signature, result.finding = invariant, target.signature, target
     return result

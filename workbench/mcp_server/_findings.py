@@ -103,11 +103,12 @@ def _pick(store: Store, key: str) -> dict[str, Any]:
 
 
 def show_finding(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    from ..minimize import derived_trace_id
+    from ..minimize import stored_minimization
 
     store = ctx.store()
     row = finding_json(_pick(store, args["finding"]))
-    minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
+    minimized = stored_minimization(store, row["trace_id"], row["rule"], row["signature"],
+                                    row["seq"], row["event_ids"])
     group = to_rows(store.sql(
         "SELECT (SELECT events FROM traces WHERE trace_id = ?) AS \"minimized events\", g.* "
         "FROM (SELECT 1) LEFT JOIN finding_groups g ON g.signature = ?",

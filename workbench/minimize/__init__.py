@@ -7,6 +7,7 @@ from ._minimize import (
     MinimizeResult,
     derive_trace,
     derived_trace_id,
+    finding_trace_id,
     minimize,
     minimize_trace,
     pick_finding,
@@ -21,7 +22,7 @@ from ._oracle import (
     rule_oracle,
 )
 from ._runner import VOTES, MinimizeProgress
-from ._save import save_result, write_result
+from ._save import place_result, save_result, stored_minimization, write_result
 
 __all__ = [
     "VOTES",
@@ -38,11 +39,14 @@ __all__ = [
     "command_oracle",
     "derive_trace",
     "derived_trace_id",
+    "finding_trace_id",
     "minimize",
     "minimize_trace",
     "pick_finding",
     "pick_rule",
+    "place_result",
     "rule_oracle",
     "save_result",
+    "stored_minimization",
     "write_result",
 ]

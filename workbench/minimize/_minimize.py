@@ -7,16 +7,17 @@ given, and runs the search of ``_search.py``. ``minimize_trace(trace, oracle)`` 
 same search for any oracle, without rules.
 
 The result's ``trace`` is the minimized trace ready to store or export: a new trace
-id derived from the source id, the rule and the signature (stable across runs),
-event ids kept (so parents and refs stay valid) and seq renumbered 0..k-1 in the
-original order (the original steps are in ``source_seqs``).
+id derived from the source id, the rule and the finding (``finding_trace_id``: stable
+across runs, and two findings of one trace never share it), event ids kept (so
+parents and refs stay valid) and seq renumbered 0..k-1 in the original order (the
+original steps are in ``source_seqs``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,8 +29,8 @@ from ._oracle import Oracle, RuleOracle
 from ._runner import MinimizeProgress, OracleRunner
 from ._search import reduce
 
-__all__ = ["MinimizeResult", "derive_trace", "derived_trace_id", "minimize",
-           "minimize_trace", "pick_finding", "pick_rule"]
+__all__ = ["MinimizeResult", "derive_trace", "derived_trace_id", "finding_trace_id",
+           "minimize", "minimize_trace", "pick_finding", "pick_rule"]
 
 Progress = Callable[[MinimizeProgress], None]
 
@@ -95,7 +96,11 @@ def pick_finding(trace: Trace, rule: Rule, *, index: int | None = None,
                  signature: str | None = None) -> Finding:
     """The finding to minimize: the first of ``rule`` in step order, the ``index``-th
     (counting from 1), or the first whose signature starts with ``signature``."""
-    found = check_trace(trace, [rule])
+    return _pick(check_trace(trace, [rule]), trace, rule, index, signature)
+
+
+def _pick(found: Sequence[Finding], trace: Trace, rule: Rule, index: int | None,
+          signature: str | None) -> Finding:
     where = f"trace {trace.trace_id[:12]}"
     if not found:
         raise NoFindingError(f"rule {rule.id} finds nothing in {where}")
@@ -117,10 +122,26 @@ def pick_finding(trace: Trace, rule: Rule, *, index: int | None = None,
     return found[index - 1]
 
 
-def derived_trace_id(source_id: str, rule: str | None, signature: str | None) -> str:
-    """The minimized trace's id: 32 hex digits, the same for the same source and finding."""
-    text = "\x1f".join(("minimized", source_id, rule or "", signature or ""))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+def derived_trace_id(source_id: str, rule: str | None, signature: str | None,
+                     finding: Finding | None = None) -> str:
+    """A minimized trace's id: 32 hex digits over the source id, the rule and the
+    signature, and with ``finding`` also over that finding's own identity (its step and
+    witness event ids, what ``findings.finding_id`` hashes besides the run)."""
+    parts = ["minimized", source_id, rule or "", signature or ""]
+    if finding is not None:
+        parts += ["" if finding.seq is None else str(finding.seq), ",".join(finding.event_ids)]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
+
+
+def finding_trace_id(source_id: str, finding: Finding, found: Sequence[Finding]) -> str:
+    """The id of ``finding``'s minimization (``found``: every finding of its rule in the
+    source trace, in step order). The first finding of a signature keeps the id stores
+    and fixtures have always used (source, rule, signature); every later one adds its
+    own identity, so two findings of one trace never share an id."""
+    first = next((f for f in found if f.signature == finding.signature), finding)
+    same = first.key() == finding.key()
+    return derived_trace_id(source_id, finding.rule, finding.signature,
+                            None if same else finding)
 
 
 def derive_trace(source: Trace, kept: Iterable[str], trace_id: str,
@@ -139,13 +160,14 @@ def minimize(trace: Trace, rule: Rule, *, finding: int | None = None,
              progress: Progress | None = None) -> MinimizeResult:
     """Reduce ``trace`` to a sub-trace that still yields ``rule``'s finding (same
     signature), closed under dependencies and 1-minimal when ``one_minimal`` says so."""
-    target = pick_finding(trace, rule, index=finding, signature=signature)
+    found = check_trace(trace, [rule])
+    target = _pick(found, trace, rule, finding, signature)
     offline = oracle is None
     result = minimize_trace(
         trace, oracle if oracle is not None else RuleOracle(rule, target.signature),
         witness=target.event_ids, whole_fails=offline, repeat=repeat, vote=vote,
         max_calls=max_calls, max_seconds=max_seconds, progress=progress,
-        trace_id=derived_trace_id(trace.trace_id, rule.id, target.signature))
+        trace_id=finding_trace_id(trace.trace_id, target, found))
     result.rule, result.signature, result.finding = rule.id, target.signature, target
     return result
 

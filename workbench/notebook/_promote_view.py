@@ -22,6 +22,7 @@ from ..fixtures import (
     Candidate,
     PromoteResult,
     check_name,
+    equal_version,
     list_fixtures,
     prepare,
     write_version,
@@ -48,7 +49,9 @@ def _wrap() -> w.Layout:
 
 
 class PromoteView(View):
-    """State: ``candidate`` (the last preview), ``result`` (the last ``PromoteResult``),
+    """Minimization picks ``minimize``'s ``finding``-th finding (as ``MinimizeView``
+    does); with a store, the fixture names the trace that finding's minimization has
+    there. State: ``candidate`` (the last preview), ``result`` (the last ``PromoteResult``),
     ``stale`` (an input changed since the preview) and ``error``."""
 
     stale = t.Bool(True)
@@ -57,7 +60,7 @@ class PromoteView(View):
     def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
                  rules: str | os.PathLike[str] | RuleSet, name: str,
                  policy: str | os.PathLike[str] | Policy | None = None,
-                 minimize: str | None = None,
+                 minimize: str | None = None, finding: int = 1,
                  fixtures: str | os.PathLike[str] = DEFAULT_FIXTURES, note: str | None = None,
                  allow_clean: bool = False, key: bytes | None = None,
                  preview: bool = True) -> None:
@@ -74,6 +77,10 @@ class PromoteView(View):
                                    value=minimize if minimize is not None else _NO_MINIMIZE,
                                    description="minimize",
                                    layout=w.Layout(width="420px", max_width="100%"))
+        self.finding = w.BoundedIntText(finding, min=1, max=10_000, description="finding",
+                                        tooltip="which finding of the rule to minimize "
+                                                "(1: the first in step order)",
+                                        layout=w.Layout(width="160px"))
         self.policy = w.Textarea(_policy_text(policy), rows=4, continuous_update=False,
                                  layout=w.Layout(width="100%"),
                                  placeholder="empty: the default policy — keep what the "
@@ -96,11 +103,12 @@ class PromoteView(View):
         self.status = w.HTML()
         self.manifest = w.HTML()
         self.events = w.HTML()
-        for box in (self.name, self.minimize, self.policy, self.note, self.fixtures,
+        for box in (self.name, self.minimize, self.finding, self.policy, self.note, self.fixtures,
                     self.allow_clean):
             box.observe(self._on_input, names=["value"])
         self.widget = w.VBox([
-            w.HTML(STYLE), w.HBox([self.name, self.minimize], layout=_wrap()), self.fixtures,
+            w.HTML(STYLE), w.HBox([self.name, self.minimize, self.finding],
+                                     layout=_wrap()), self.fixtures,
             w.Accordion([self.policy], titles=("promotion policy (YAML)",)), self.note,
             w.HBox([self.allow_clean, self.preview_button, self.promote_button], layout=_wrap()),
             self.status, self.manifest, self.events])
@@ -126,9 +134,11 @@ class PromoteView(View):
         return cand
 
     def _prepare(self) -> Candidate:
+        rule = self._minimize_rule()
         return prepare(self.source.trace(), self.rules, self.name.value, key=self.key,
-                       policy=self._policy(), minimize_rule=self._minimize_rule(),
-                       allow_clean=self.allow_clean.value)
+                       policy=self._policy(), minimize_rule=rule,
+                       minimize_finding=self.finding.value if rule is not None else None,
+                       store=self.source.store, allow_clean=self.allow_clean.value)
 
     def promote(self) -> PromoteResult | None:
         """Write the previewed fixture as its next version (previewing first if an input
@@ -186,15 +196,18 @@ class PromoteView(View):
 
     def _show_candidate(self, cand: Candidate) -> None:
         m = cand.manifest
-        have = [f.version for f in list_fixtures(Path(self.fixtures.value))
-                if f.name == cand.name]
-        where = (f"next version after v{have[-1]}" if have else "the first version")
+        root = Path(self.fixtures.value)
+        have = [f.version for f in list_fixtures(root) if f.name == cand.name]
+        same = equal_version(root, cand) if have else None
+        where = (f"v{same} already holds this content" if same is not None else
+                 f"next version after v{have[-1]}" if have else "the first version")
+        then = ("Promote writes nothing" if same is not None else "press Promote to write it")
         found = m["expected_findings"]
         self.status.value = (
             f"<div class=wb-view><b>{esc(cand.name)}</b>: {where} under "
             f"{esc(self.fixtures.value)} · {m['trace']['events']} of {m['source']['events']}"
             f" events · {len(found)} expected finding(s) · content sha256 "
-            f"{esc(cand.content_sha256[:16])}… — press Promote to write it</div>")
+            f"{esc(cand.content_sha256[:16])}… — {then}</div>")
         shown = {k: v for k, v in m.items() if k not in ("fields",)}
         self.manifest.value = ("<div class=wb-view><b>manifest.json (preview)</b>"
                                f"{json_block(shown)}</div>")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..invariants import INVARIANTS, Spec, judge_trace, load_spec
-from ..minimize import derived_trace_id, pick_rule
+from ..minimize import pick_rule, stored_minimization
 from ..model import Trace, WorkbenchError
 from ..rules import Finding, check_trace, load_rules
 from ..store import Store, to_rows
@@ -68,8 +68,9 @@ def pick(store: Store, ref: str) -> Picked:
         raise FindingNotFoundError(f"no finding or group {ref!r} in {store.root}")
     kind = "finding" if ids else "group"
     row = next(r for r in rows if (r["finding_id"] in ids if ids else r["signature"] in sigs))
-    minimized = derived_trace_id(row["trace_id"], row["rule"], row["signature"])
-    source = minimized if minimized in store.trace_ids() else row["trace_id"]
+    minimized = stored_minimization(store, row["trace_id"], row["rule"], row["signature"],
+                                    row["seq"], row["event_ids"])
+    source = minimized or row["trace_id"]
     return Picked(kind, row, row["env"], source)
 
 

@@ -12,8 +12,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..invariants import Exchange, Spec, exchanges_of, judge, pick_invariant_finding
-from ..minimize import MinimizeResult, OracleError, derived_trace_id, minimize_trace
+from ..invariants import (
+    Exchange,
+    Spec,
+    exchanges_of,
+    judge,
+    judge_trace,
+    pick_invariant_finding,
+)
+from ..minimize import MinimizeResult, OracleError, finding_trace_id, minimize_trace
 from ..model import Trace
 from ._regen import regenerate
 from ._send import play, steps_of
@@ -94,6 +101,7 @@ def minimize_live(trace: Trace, spec: Spec, invariant: str, target: str, *,
         max_calls=LIVE_MAX_CALLS if max_calls is None else max_calls,
         max_seconds=LIVE_MAX_SECONDS if max_seconds is None else max_seconds,
         progress=progress,
-        trace_id=derived_trace_id(trace.trace_id, invariant, chosen.signature))
+        trace_id=finding_trace_id(trace.trace_id, chosen,
+                                  judge_trace(trace, spec, [invariant])))
     result.rule, result.signature, result.finding = invariant, chosen.signature, chosen
     return result

@@ -330,3 +330,18 @@ def test_an_invariant_finding_shows_the_call_that_sent_the_request(tmp_path):
     assert doc["steps"][2]["text"].startswith(
         'archive_project at step 9 (tool_call, error): args {"project_id":"string(3)"} '
         "error {")
+
+
+def test_two_findings_of_one_signature_are_minimized_and_shown_each_with_its_own(tmp_path):
+    store = make_project(tmp_path)
+    ctx = ToolContext(store, tmp_path)
+    ids = {f["seq"]: f["finding_id"] for f in call(ctx, "list_findings", {
+        "rule": "archive-owned-only"}).doc["findings"]}
+    docs = {n: call(ctx, "minimize", {"trace_id": TRACE, "rules": "rules.yaml",
+                                      "rule": "archive-owned-only", "finding": n}).doc
+            for n in (2, 1)}
+    assert docs[1]["stored"] is docs[2]["stored"] is True
+    assert (docs[1]["kept_steps"], docs[2]["kept_steps"]) == ([0, 2, 8], [0, 2, 9])
+    for n, seq in ((1, 8), (2, 9)):
+        shown = call(ctx, "show_finding", {"finding": ids[seq]}).doc
+        assert shown["minimized"] == {"trace_id": docs[n]["trace_id"], "events": 3}
