@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 from ..contracts import Components, ContractError, load_document, pointer
 from ._errors import OpenAPIError
+from ._nullable import nullable_31
 
 __all__ = ["CURSOR_NAMES", "METHODS", "Operation", "Paging", "Param", "Spec", "load_spec",
            "parse_spec"]
@@ -179,6 +180,8 @@ def parse_spec(doc: Any, file: str = "<document>") -> Spec:
     if not doc["openapi"].startswith(("3.0", "3.1")):
         raise OpenAPIError(f"{file}: OpenAPI {doc['openapi']} is not read (3.0 and 3.1 are)",
                            file=file)
+    if doc["openapi"].startswith("3.1"):
+        doc = nullable_31(doc)
     reader = _Reader(doc, file)
     reader.check_cycles()
     ops = list(reader.operations())
