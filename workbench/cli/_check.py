@@ -135,7 +135,7 @@ def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,
     doc = both.to_dict()
     doc["rules"] += inv.invariants
     doc["invariants"] = {k: v for k, v in inv.to_dict().items()
-                         if k in ("exchanges", "judged", "undocumented")}
+                         if k in ("exchanges", "judged", "undocumented", "not_judged")}
 
     def text() -> str:
         lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"
