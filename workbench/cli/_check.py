@@ -140,6 +140,8 @@ def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,
     def text() -> str:
         lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"
                  for f in both.findings]
+        lines.extend(f"note   not judged  {name}: {why} ({n} exchange(s))"
+                     for (name, why), n in sorted(inv.not_judged.items()))
         lines.append(f"{both.errors} error(s), {len(both.findings) - both.errors} warning(s) "
                      f"in {both.traces_checked} trace(s), {len(rules)} rule(s) and "
                      f"{len(inv.invariants)} invariant(s) over {inv.judged} HTTP exchange(s)")
