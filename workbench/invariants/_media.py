@@ -108,6 +108,8 @@ def refusals(op: Operation, x: Exchange) -> tuple[list[Refusal], str | None]:
     items = _items(media, name, x.resp_body)
     if items is None:
         return [], f"a {name} answer whose body was not recorded as a stream"
+    if not items:
+        return [], f"a {name} answer with no item to judge (no event data is JSON)"
     first: dict[tuple[str, str], Refusal] = {}
     where: dict[tuple[str, str], set[str]] = {}
     for at, value, schema in items:

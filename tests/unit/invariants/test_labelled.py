@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.invariants.labelled import CASES, DOC, Case
+from tests.unit.invariants.labelled import CASES, DOC, SSE, Case, events, x
 from workbench.invariants import INVARIANTS, judge, parse_spec
 
 SPEC = parse_spec(DOC, "orders.yaml")
@@ -128,6 +128,11 @@ def test_answers_not_judged_are_counted_with_the_reason() -> None:
     assert _judged("ok-html-error-page-not-judged").not_judged == {
         ("shape", "no schema declared for text/html answers"): 1}
     assert _judged("ok-stream-per-event").not_judged == {}
+    text_only = Case("text-only-stream", [x("GET", "/orders/o1/events", 200, events(
+        "hello", "[DONE]"), resp_headers=SSE)], frozenset())
+    assert judge(text_only.exchanges(), SPEC).not_judged == {
+        ("shape", "a text/event-stream answer with no item to judge (no event data is "
+                  "JSON)"): 1}
 
 
 def test_a_server_error_to_a_refused_request_is_clean_refusals_alone() -> None:
