@@ -127,6 +127,11 @@ def test_check_runs_rules_and_invariants_together(capsys, labelled_store, tmp_pa
     assert doc["rules"] == ["no-deletes", "status_declared"]
     assert {r["ruleId"] for r in json.loads(sarif.read_text())["runs"][0]["results"]} == {
         "status_declared", "no-deletes"}
+    code, out, err = run(capsys, "check", rules, "--invariants", store.parent / "openapi.yaml",
+                         "--only", "shape", "--store", store, "--no-record")
+    assert code == 1, err
+    assert "note   not judged  shape: no schema declared for text/html answers (1 " \
+        "exchange(s))" in out.splitlines(), out
 
 
 BAD = {
@@ -284,3 +289,21 @@ def test_probe_bad_input_refused_nothing_written(capsys, tmp_path, argv, code_na
     code, out, err = run(capsys, "probe", doc_file, *argv, "--store", store)
     assert code == 2 and err.startswith(f"error[{code_name}]: "), err
     assert "Traceback" not in err and out == "" and not store.exists()
+
+
+def test_what_was_not_judged_is_counted_and_said(capsys, labelled_store):
+    store, _ = labelled_store
+    doc_file = store.parent / "openapi.yaml"
+    code, out, _ = run(capsys, "invariants", doc_file, "--store", store, "--json",
+                       "--no-record")
+    assert code == 1
+    skipped = {(n["invariant"], n["reason"]): n["count"] for n in json.loads(out)["not_judged"]}
+    assert skipped[("refuses_unknown_caller", "credential stripped by the recorder: no "
+                    "request of the trace carries authorization")] == 2
+    assert skipped[("no_server_error", "the contract refuses the request (clean_refusal "
+                    "judges its answer)")] == 1
+    assert skipped[("shape", "no schema declared for text/html answers")] == 1
+    code, out, _ = run(capsys, "invariants", doc_file, "--store", store, "--no-record")
+    assert code == 1
+    assert ("note   not judged  refuses_unknown_caller: credential stripped by the recorder: "
+            "no request of the trace carries x-api-key (1 exchange(s))") in out.splitlines()

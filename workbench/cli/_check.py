@@ -135,11 +135,13 @@ def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,
     doc = both.to_dict()
     doc["rules"] += inv.invariants
     doc["invariants"] = {k: v for k, v in inv.to_dict().items()
-                         if k in ("exchanges", "judged", "undocumented")}
+                         if k in ("exchanges", "judged", "undocumented", "not_judged")}
 
     def text() -> str:
         lines = [f"{f.severity:<5}  {f.rule}  {f.trace_id[:12]}  {f.message}"
                  for f in both.findings]
+        lines.extend(f"note   not judged  {name}: {why} ({n} exchange(s))"
+                     for (name, why), n in sorted(inv.not_judged.items()))
         lines.append(f"{both.errors} error(s), {len(both.findings) - both.errors} warning(s) "
                      f"in {both.traces_checked} trace(s), {len(rules)} rule(s) and "
                      f"{len(inv.invariants)} invariant(s) over {inv.judged} HTTP exchange(s)")

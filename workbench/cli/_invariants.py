@@ -80,6 +80,8 @@ def text(result: InvariantCheck) -> str:
              for f in result.findings]
     for req, n in sorted(result.undocumented.items()):
         lines.append(f"note   undocumented  {req} ({n} request(s), not judged)")
+    for (name, why), n in sorted(result.not_judged.items()):
+        lines.append(f"note   not judged  {name}: {why} ({n} exchange(s))")
     lines.append(f"{result.errors} finding(s) in {result.judged} of {result.exchanges} HTTP "
                  f"exchange(s) of {result.traces_checked} trace(s), "
                  f"{len(result.invariants)} invariant(s)")

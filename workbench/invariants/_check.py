@@ -37,6 +37,8 @@ class InvariantCheck:
     checked_at: dt.datetime
     seconds: float = 0.0
     recorded: bool = field(default=False)
+    #: (invariant, why) -> exchanges of documented operations it could not judge
+    not_judged: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:
@@ -48,6 +50,8 @@ class InvariantCheck:
                 "exchanges": self.exchanges, "judged": self.judged,
                 "undocumented": [{"request": k, "count": v}
                                  for k, v in sorted(self.undocumented.items())],
+                "not_judged": [{"invariant": k[0], "reason": k[1], "count": v}
+                               for k, v in sorted(self.not_judged.items())],
                 "run_id": self.run_id, "errors": self.errors,
                 "warnings": len(self.findings) - self.errors,
                 "seconds": round(self.seconds, 3)}
@@ -83,7 +87,8 @@ def check_invariants(store: Store, spec: Spec, *, trace_ids: Sequence[str] | Non
     traces = len(ids) if ids is not None else len(store.trace_ids())
     result = InvariantCheck(judged.findings, traces, judged.exchanges, judged.judged,
                             dict(judged.undocumented), names, uuid.uuid4().hex[:12],
-                            checked_at, time.perf_counter() - started)
+                            checked_at, time.perf_counter() - started,
+                            not_judged=dict(judged.not_judged))
     if record and result.findings:
         record_findings(store, [f.to_row(result.run_id, checked_at, source)
                                 for f in result.findings])

@@ -19,6 +19,7 @@ from typing import Any
 from ..rules import Finding, shape
 from ._errors import UnknownInvariantError
 from ._http import Exchange
+from ._media import refusals
 from ._openapi import Operation, Spec
 from ._validate import Complaint, complaints
 
@@ -63,6 +64,8 @@ class Judged:
     undocumented: Counter[str] = field(default_factory=Counter)
     exchanges: int = 0
     judged: int = 0
+    #: (invariant, why) -> exchanges of documented operations it could not judge
+    not_judged: Counter[tuple[str, str]] = field(default_factory=Counter)
 
 
 def step(m: Matched) -> dict[str, Any]:
@@ -160,12 +163,13 @@ def request_complaints(m: Matched) -> list[Complaint]:
     return out
 
 
-def _credentialed(m: Matched) -> bool:
-    x = m.x
+def _credentialed(x: Exchange, credentials: Iterable[tuple[str, str]]) -> bool:
+    """Whether the request carries a credential: ``Authorization``, or one of
+    ``credentials`` (where, name) — a redacted value counts as present."""
     if x.header("authorization"):
         return True
     cookie = x.header("cookie") or ""
-    for where, name in m.op.credentials:
+    for where, name in credentials:
         if where == "header" and x.header(name):
             return True
         if where == "query" and x.query.get(name) not in (None, ""):
@@ -180,49 +184,84 @@ def _in_window(x: Exchange, windows: Sequence[tuple[int, int]]) -> bool:
     return t is not None and any(a <= t <= b for a, b in windows)
 
 
-def _per_exchange(m: Matched, chosen: set[str],
-                  windows: Sequence[tuple[int, int]]) -> Iterable[Finding]:
+def _per_exchange(m: Matched, chosen: set[str], windows: Sequence[tuple[int, int]],
+                  skipped: Counter[tuple[str, str]]) -> Iterable[Finding]:
     x, op = m.x, m.op
     at = f"{op.name} at step {x.seq}"
     if x.status is None:
         return
-    declared, schema = op.response(x.status)
+    declared = op.response(x.status)[0]
     if "status_declared" in chosen and not declared:
         yield finding("status_declared", [m], f"{at} answered {x.status}, a status the "
                       f"contract does not declare (declared: "
                       f"{', '.join(op.declared_statuses()) or 'none'})",
                       {"status": op.declared_statuses()}, {"status": x.status},
                       (str(x.status),))
-    if ("shape" in chosen and declared and schema is not None and x.resp_has_body
-            and not (isinstance(x.resp_body, str) and "json" not in (
-                x.header("content-type", True) or "json"))):
-        for c in complaints(schema, x.resp_body, "body"):
-            yield finding("shape", [m], f"{at} answered {x.status} with a body that breaks "
-                          f"its schema: {c.words}", {"schema": {c.at: {c.keyword: c.demand}}},
-                          {"status": x.status, c.at: shape(_pick(x.resp_body, c.at))},
-                          (str(x.status),))
+    if "shape" in chosen and declared and x.resp_has_body:
+        yield from _shape(m, at, skipped)
+    refused = request_complaints(m) if ((
+        "no_server_error" in chosen and x.status >= 500) or (
+        "clean_refusal" in chosen and not 400 <= x.status < 500)) else []
     if "no_server_error" in chosen and x.status >= 500 and not _in_window(x, windows):
-        yield finding("no_server_error", [m], f"{at} answered {x.status}, a server error",
-                      {"status": "< 500"}, {"status": x.status}, (str(x.status),))
-    if "clean_refusal" in chosen and not 400 <= x.status < 500:
-        why = request_complaints(m)
-        if why:
-            what = "a server error" if x.status >= 500 else "success"
-            yield finding("clean_refusal", [m], f"{at} answered {x.status} ({what}) to a "
-                          f"request the contract refuses: {why[0].words}; a 4xx was due",
-                          {"status": "4xx", why[0].at: {why[0].keyword: why[0].demand}},
-                          {"status": x.status}, (str(x.status),))
-    if ("refuses_unknown_caller" in chosen and op.secured and 200 <= x.status < 300
-            and x.headers and not _credentialed(m)):  # no headers recorded: cannot see
-        yield finding("refuses_unknown_caller", [m], f"{at} answered {x.status} to a call "
-                      "without a credential, though the operation declares security",
-                      {"status": "401 or 403"}, {"status": x.status, "credential": None},
+        if refused:  # a valid request's promise; this one is clean_refusal's
+            skipped["no_server_error", "the contract refuses the request (clean_refusal "
+                    "judges its answer)"] += 1
+        else:
+            yield finding("no_server_error", [m], f"{at} answered {x.status}, a server error",
+                          {"status": "< 500"}, {"status": x.status}, (str(x.status),))
+    if "clean_refusal" in chosen and not 400 <= x.status < 500 and refused:
+        what = "a server error" if x.status >= 500 else "success"
+        yield finding("clean_refusal", [m], f"{at} answered {x.status} ({what}) to a "
+                      f"request the contract refuses: {refused[0].words}; a 4xx was due",
+                      {"status": "4xx", refused[0].at: {refused[0].keyword: refused[0].demand}},
+                      {"status": x.status}, (str(x.status),))
+
+
+def _shape(m: Matched, at: str, skipped: Counter[tuple[str, str]]) -> Iterable[Finding]:
+    x = m.x
+    found, why = refusals(m.op, x)
+    if why is not None:
+        skipped["shape", why] += 1
+    for r in found:
+        c = r.complaint
+        where = f"; in {r.count} of the stream's {r.items} items" if r.items > 1 else ""
+        yield finding("shape", [m], f"{at} answered {x.status} with a body that breaks "
+                      f"its schema: {c.words}{where}", {"schema": {c.at: {c.keyword: c.demand}}},
+                      {"status": x.status, c.at: shape(_pick(r.value, r.inside))},
                       (str(x.status),))
+
+
+def _unknown_callers(trace: Sequence[Matched], everyone: Sequence[Exchange],
+                     credentials: frozenset[tuple[str, str]],
+                     skipped: Counter[tuple[str, str]]) -> Iterable[Finding]:
+    """``refuses_unknown_caller`` over one trace: a success to a call without a
+    credential breaks it only when the trace shows its recorder keeps credentials (some
+    request of the trace carries one); when none does, the recorder stripped them."""
+    calls = [m for m in trace if m.op.secured and m.x.status is not None
+             and 200 <= m.x.status < 300 and not _credentialed(m.x, m.op.credentials)]
+    if not calls:
+        return
+    kept = any(_credentialed(x, credentials) for x in everyone)
+    for m in calls:
+        x, op = m.x, m.op
+        if not x.headers:
+            skipped["refuses_unknown_caller", "no request header was recorded"] += 1
+        elif not kept:
+            names = " or ".join(n if w == "header" else f"{w} {n}"
+                                for w, n in op.credentials or (("header", "authorization"),))
+            skipped["refuses_unknown_caller", f"credential stripped by the recorder: no "
+                    f"request of the trace carries {names}"] += 1
+        else:
+            yield finding("refuses_unknown_caller", [m], f"{op.name} at step {x.seq} answered "
+                          f"{x.status} to a call without a credential, though the operation "
+                          "declares security (other requests of the trace carry one)",
+                          {"status": "401 or 403"}, {"status": x.status, "credential": None},
+                          (str(x.status),))
 
 
 def _pick(body: Any, at: str) -> Any:
     cur = body
-    for part in re.findall(r"\.([^.\[]+)|\[(\d+)\]", at[len("body"):]):
+    for part in re.findall(r"\.([^.\[]+)|\[(\d+)\]", at):
         key, idx = part
         if key and isinstance(cur, dict):
             cur = cur.get(key)
@@ -241,18 +280,25 @@ def judge(exchanges: Iterable[Exchange], spec: Spec, only: Sequence[str] | None 
     chosen = set(pick_invariants(only))
     out = Judged()
     trace: list[Matched] = []
+    everyone: list[Exchange] = []
     current: str | None = None
+    credentials = frozenset(c for op in spec.operations for c in op.credentials)
 
     def flush() -> None:
         if trace:
             out.findings.extend(flow_findings(trace, chosen))
-            trace.clear()
+            if "refuses_unknown_caller" in chosen:
+                out.findings.extend(_unknown_callers(trace, everyone, credentials,
+                                                     out.not_judged))
+        trace.clear()
+        everyone.clear()
 
     for x in exchanges:
         out.exchanges += 1
         if x.trace_id != current:
             flush()
             current = x.trace_id
+        everyone.append(x)
         hit = spec.match(x.method, x.path)
         if hit is None:
             out.undocumented[f"{x.method} {x.path}"] += 1
@@ -260,7 +306,7 @@ def judge(exchanges: Iterable[Exchange], spec: Spec, only: Sequence[str] | None 
         m = Matched(x, hit[0], hit[1])
         out.judged += 1
         trace.append(m)
-        out.findings.extend(_per_exchange(m, chosen, windows))
+        out.findings.extend(_per_exchange(m, chosen, windows, out.not_judged))
     flush()
     order = {n: i for i, n in enumerate(INVARIANTS)}
     out.findings.sort(key=lambda f: (f.trace_id, f.seq or 0, order[f.rule], f.message))

@@ -22,9 +22,10 @@ from urllib.parse import urlsplit
 
 from ..contracts import Components, ContractError, load_document, pointer
 from ._errors import OpenAPIError
+from ._nullable import nullable_31
 
-__all__ = ["CURSOR_NAMES", "METHODS", "Operation", "Paging", "Param", "Spec", "load_spec",
-           "parse_spec"]
+__all__ = ["CURSOR_NAMES", "METHODS", "SEQUENCES", "Media", "Operation", "Paging", "Param",
+           "Spec", "load_spec", "parse_spec"]
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 #: query parameters read as a cursor when the document gives no ``x-pagination``
@@ -33,6 +34,9 @@ CURSOR_NAMES = ("cursor", "page_token", "pageToken", "after", "starting_after",
 _NEXT_NAMES = ("next_cursor", "nextCursor", "next_page_token", "nextPageToken", "next",
                "cursor", "next_token", "nextToken", "after")
 _ITEM_NAMES = ("items", "data", "results", "records", "entries", "values")
+#: media types whose body is a sequence of items, each judged on its own
+SEQUENCES = ("text/event-stream", "application/x-ndjson", "application/ndjson",
+             "application/jsonl", "application/x-jsonlines", "application/json-seq")
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _IN_PLACE = frozenset({"allOf", "anyOf", "oneOf"})
 _IN_PLACE_ONE = frozenset({"not", "if", "then", "else"})
@@ -60,6 +64,21 @@ class Paging:
 
 
 @dataclass(frozen=True)
+class Media:
+    """The schema an answer of one media type is held to. ``items``: the body is a
+    sequence (``SEQUENCES``) and the schema is each item's — an SSE event's ``data``, an
+    NDJSON line — whether it was given as ``schema`` or as OpenAPI 3.2's ``itemSchema``.
+    ``event``: an SSE ``itemSchema``, which describes the whole event (``event``,
+    ``data`` as text, ``id``, ``retry``); ``data`` is then the ``contentSchema`` of its
+    ``data`` property, the schema of the decoded data, when it declares one."""
+
+    schema: Any
+    items: bool = False
+    event: bool = False
+    data: Any = None
+
+
+@dataclass(frozen=True)
 class Operation:
     method: str  # upper case
     template: str
@@ -74,6 +93,8 @@ class Operation:
     idempotency_declared: bool = False
     paging: Paging | None = None
     dangerous: bool = False
+    #: per declared status (the keys of ``responses``): media type -> its schema
+    media: Mapping[str, Mapping[str, Media]] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -92,6 +113,13 @@ class Operation:
 
     def declared_statuses(self) -> list[str]:
         return sorted(self.responses)
+
+    def answer_media(self, status: int) -> Mapping[str, Media]:
+        """The media types declared for ``status``, and their schemas."""
+        for key in (str(status), f"{str(status)[0]}XX", "default"):
+            if key in self.responses:
+                return self.media.get(key, {})
+        return {}
 
 
 def _compile(template: str) -> tuple[re.Pattern[str], int]:
@@ -179,6 +207,8 @@ def parse_spec(doc: Any, file: str = "<document>") -> Spec:
     if not doc["openapi"].startswith(("3.0", "3.1")):
         raise OpenAPIError(f"{file}: OpenAPI {doc['openapi']} is not read (3.0 and 3.1 are)",
                            file=file)
+    if doc["openapi"].startswith("3.1"):
+        doc = nullable_31(doc)
     reader = _Reader(doc, file)
     reader.check_cycles()
     ops = list(reader.operations())
@@ -272,6 +302,27 @@ class _Reader:
             return None
         return self.schema(media["schema"], f"{at} {pick}")
 
+    def medias(self, content: Any, at: str) -> dict[str, Media]:
+        """Each media type of a response's ``content`` that declares a schema."""
+        out: dict[str, Media] = {}
+        for name, media in (content.items() if isinstance(content, dict) else ()):
+            essence = str(name).split(";")[0].strip().lower()
+            if not isinstance(media, dict):
+                continue
+            where = f"{at} {name}"
+            if essence in SEQUENCES and "itemSchema" in media:
+                item = media["itemSchema"]
+                data = _content_schema(item)
+                out[essence] = Media(
+                    _unrequire(self.schema(_without_content_schema(item), where), "writeOnly"),
+                    True, essence == "text/event-stream",
+                    None if data is None else _unrequire(self.schema(data, where),
+                                                         "writeOnly"))
+            elif "schema" in media:
+                out[essence] = Media(_unrequire(self.schema(media["schema"], where),
+                                                "writeOnly"), essence in SEQUENCES)
+        return out
+
     def operations(self) -> Iterator[Operation]:
         for template, item in self.doc["paths"].items():
             item = self.resolve(item, f"paths {template}")
@@ -309,12 +360,15 @@ class _Reader:
         body_schema = _unrequire(self.media(body.get("content"), f"{at} requestBody"),
                                  "readOnly") if isinstance(body, dict) else None
         responses: dict[str, Any] = {}
+        media: dict[str, dict[str, Media]] = {}
         raw = op.get("responses")
         for code, resp in (raw.items() if isinstance(raw, dict) else ()):
             resp = self.resolve(resp, f"{at} responses {code}")
             content = resp.get("content") if isinstance(resp, dict) else None
-            responses[str(code).upper() if str(code) != "default" else "default"] = (
-                _unrequire(self.media(content, f"{at} responses {code}"), "writeOnly"))
+            key = str(code).upper() if str(code) != "default" else "default"
+            responses[key] = _unrequire(self.media(content, f"{at} responses {code}"),
+                                        "writeOnly")
+            media[key] = self.medias(content, f"{at} responses {code}")
         security = op.get("security", self.doc.get("security"))
         secured, creds = self.security(security)
         idem = next((p for p in params if p.where == "header"
@@ -326,7 +380,7 @@ class _Reader:
             responses, secured, creds, idem.name if idem else "idempotency-key",
             idem is not None,
             self.paging(method, op, params, responses),
-            op.get("x-dangerous") is True or item.get("x-dangerous") is True)
+            op.get("x-dangerous") is True or item.get("x-dangerous") is True, media)
 
     def security(self, security: Any) -> tuple[bool, tuple[tuple[str, str], ...]]:
         """Whether a credential is required (an empty requirement ``{}`` makes it
@@ -384,6 +438,20 @@ def _unrequire(schema: Any, flag: str) -> Any:
         out["required"] = [r for r in required if not (
             isinstance(props.get(r), dict) and props[r].get(flag) is True)]
     return out
+
+
+def _content_schema(item: Any) -> Any:
+    """The ``contentSchema`` of an SSE item schema's ``data`` property, or None."""
+    data = item.get("properties", {}).get("data") if isinstance(item, dict) and isinstance(
+        item.get("properties"), dict) else None
+    return data.get("contentSchema") if isinstance(data, dict) else None
+
+
+def _without_content_schema(item: Any) -> Any:
+    if _content_schema(item) is None:
+        return item
+    data = {k: v for k, v in item["properties"]["data"].items() if k != "contentSchema"}
+    return {**item, "properties": {**item["properties"], "data": data}}
 
 
 def _str(v: Any) -> str | None:

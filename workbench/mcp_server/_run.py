@@ -133,7 +133,8 @@ INVARIANTS = Tool(
          "only": {"type": "array", "items": {"enum": list(INVARIANT_NAMES)}, "minItems": 1},
          "record": _RECORD}, ("openapi",), closed=True),
     obj({**CHECK_DOC["properties"], "exchanges": {"type": "integer"},
-         "judged": {"type": "integer"}, "undocumented": {"type": "array"}},
+         "judged": {"type": "integer"}, "undocumented": {"type": "array"},
+         "not_judged": {"type": "array"}},
         (*CHECK_DOC["required"], "exchanges", "judged")),
     invariants)
 

@@ -4,8 +4,11 @@ what differed.
 Method and path always match exactly; the query when the exchange's ``match.query`` (the
 default); each header of ``match.headers``; the body as ``match.body`` says (``ignore``,
 ``exact``, or ``shape``: the same keys and value types). Among the exchanges that match,
-the first one not yet used answers, so repeated calls (a retry, page after page) get the
-recorded answers in order; once all are used the last one keeps answering.
+those whose body is exactly the request's (``same_body``: JSON compared canonically, other
+bodies byte for byte) answer before the others, and among those the ones whose
+``Idempotency-Key`` is the request's; within that, the first one not yet used answers, so
+repeated calls (a retry, page after page) get the recorded answers in order; once all are
+used the last one keeps answering.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from typing import Any
 
 from ._exchange import Exchange
 
-__all__ = ["Difference", "Matcher", "Request", "shape"]
+__all__ = ["Difference", "Matcher", "Request", "same_body", "shape"]
 
 
 @dataclass(slots=True)
@@ -76,7 +79,11 @@ class Matcher:
                 if not differences(ex, req)]
         if not hits:
             return None
-        chosen = next((ex for ex in hits if ex.uses == 0), hits[-1])
+        same = [ex for ex in hits if same_body(ex.has_body, ex.body, req.has_body, req.body)]
+        keyed = [ex for ex in same if _key(ex.headers) is not None
+                 and _key(ex.headers) == _key(req.headers)]
+        pool = keyed or same or hits
+        chosen = next((ex for ex in pool if ex.uses == 0), pool[-1])
         chosen.uses += 1
         return chosen
 
@@ -113,11 +120,42 @@ def differences(ex: Exchange, req: Request, *, every: bool = False) -> list[Diff
             out.append(Difference(f"headers.{h}", ex.headers.get(h), req.headers.get(h)))
             if not every:
                 return out
-    if m.body == "exact" and (ex.has_body, ex.body) != (req.has_body, req.body):
+    if m.body == "exact" and not same_body(ex.has_body, ex.body, req.has_body, req.body):
         out.append(Difference("body", ex.body, req.body))
     elif m.body == "shape" and shape(ex.body) != shape(req.body):
         out.append(Difference("body (shape)", shape(ex.body), shape(req.body)))
     return out
+
+
+def same_body(a_has: bool, a: Any, b_has: bool, b: Any) -> bool:
+    """Whether two bodies are the same: JSON values canonically (key order and
+    whitespace never matter, ``true`` is not ``1``, ``1`` is ``1.0``), text byte for byte;
+    no body equals only no body."""
+    if not (a_has and b_has):
+        return a_has == b_has
+    return bool(_canon(a) == _canon(b))
+
+
+def _canon(v: Any) -> Any:
+    if type(v) is dict:
+        return ("o", tuple(sorted((str(k), _canon(x)) for k, x in v.items())))
+    if type(v) is list:
+        return ("a", tuple(_canon(x) for x in v))
+    if isinstance(v, bool) or v is None:
+        return ("l", v)
+    if isinstance(v, int | float):
+        return ("n", int(v) if isinstance(v, float) and v.is_integer() else v)
+    return ("s", str(v))
+
+
+def _key(headers: dict[str, Any]) -> str | None:
+    """The request's idempotency key (``Idempotency-Key``, or a header whose name holds
+    ``idempotency``), or None."""
+    for name in sorted(headers):
+        if "idempotency" in name.lower():
+            v = _norm(headers[name])
+            return v if isinstance(v, str) else None
+    return None
 
 
 def _norm(v: Any) -> Any:

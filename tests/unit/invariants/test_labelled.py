@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.invariants.labelled import CASES, DOC, Case
+from tests.unit.invariants.labelled import CASES, DOC, SSE, Case, events, x
 from workbench.invariants import INVARIANTS, judge, parse_spec
 
 SPEC = parse_spec(DOC, "orders.yaml")
@@ -103,3 +103,55 @@ def test_a_key_header_of_another_name_is_read_from_the_document() -> None:
     xs = [Exchange("t", f"e{i}", i, "POST", "/pay", {}, {"x-request-idempotency": "k"},
                    {"n": 1}, True, 201, {}, {"id": f"p{i}"}, True) for i in range(2)]
     assert [f.rule for f in judge(xs, spec).findings] == ["idempotent_retry"]
+
+
+def _judged(name: str):
+    return judge(next(c for c in CASES if c.name == name).exchanges(), SPEC)
+
+
+def test_a_stream_is_judged_event_by_event_and_says_where() -> None:
+    [f] = _judged("stream-event-without-status").findings
+    assert f.message == ("GET /orders/{id}/events at step 0 answered 200 with a body that "
+                         "breaks its schema: body.events[1].data.status is missing (the "
+                         "contract requires it); in 1 of the stream's 2 items")
+    assert f.expected == {"schema": {"body.events[1].data": {"required": ["order", "status"]}}}
+    [f] = _judged("ndjson-line-without-sku").findings
+    assert ("body[1].sku is missing (the contract requires it); in 1 of the stream's 2 "
+            "items") in f.message
+    assert [f.expected for f in _judged("stream-event-of-unknown-name").findings] == [
+        {"schema": {"body.events[0].event": {"enum": "enum(1)"}}}]
+
+
+def test_answers_not_judged_are_counted_with_the_reason() -> None:
+    assert _judged("ok-stream-where-only-json-is-declared").not_judged == {
+        ("shape", "no schema declared for text/event-stream answers"): 1}
+    assert _judged("ok-html-error-page-not-judged").not_judged == {
+        ("shape", "no schema declared for text/html answers"): 1}
+    assert _judged("ok-stream-per-event").not_judged == {}
+    text_only = Case("text-only-stream", [x("GET", "/orders/o1/events", 200, events(
+        "hello", "[DONE]"), resp_headers=SSE)], frozenset())
+    assert judge(text_only.exchanges(), SPEC).not_judged == {
+        ("shape", "a text/event-stream answer with no item to judge (no event data is "
+                  "JSON)"): 1}
+
+
+def test_a_server_error_to_a_refused_request_is_clean_refusals_alone() -> None:
+    judged = _judged("wrong-type-500")
+    assert [f.rule for f in judged.findings] == ["status_declared", "clean_refusal"]
+    assert judged.not_judged == {("no_server_error", "the contract refuses the request "
+                                                     "(clean_refusal judges its answer)"): 1}
+    only = judge(next(c for c in CASES if c.name == "wrong-type-500").exchanges(), SPEC,
+                 ["no_server_error"])
+    assert only.findings == [] and sum(only.not_judged.values()) == 1
+
+
+def test_credentials_a_recorder_stripped_are_named_not_called_a_break() -> None:
+    judged = _judged("ok-credentials-stripped-by-the-recorder")
+    assert judged.findings == []
+    assert judged.not_judged == {
+        ("refuses_unknown_caller", "credential stripped by the recorder: no request of the "
+                                   "trace carries authorization"): 2,
+        ("refuses_unknown_caller", "credential stripped by the recorder: no request of the "
+                                   "trace carries x-api-key"): 1}
+    [f] = _judged("list-without-credential").findings
+    assert f.message.endswith("(other requests of the trace carry one)")

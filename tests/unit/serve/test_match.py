@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.serve._exchange import Exchange, Match
-from workbench.serve._match import Matcher, Request, shape
+from workbench.serve._match import Matcher, Request, same_body, shape
 
 
 def _ex(id, method="GET", path="/v1/items", query=None, headers=None, body=None,
@@ -60,3 +60,35 @@ def test_shape():
     assert shape({"b": [1, 2.5, "x"], "a": None, "c": True}) == {
         "a": "null", "b": ["number", "string"], "c": "boolean"}
     assert shape([]) == [] and shape("s") == "string"
+
+
+def test_an_exchange_whose_body_is_the_requests_answers_before_order():
+    m = Matcher([_ex("created", "POST", body={"invoice": "i-7", "amount": 1200}),
+                 _ex("conflict", "POST", body={"invoice": "i-7", "amount": 9900})])
+    assert m.find(_req("POST", body={"amount": 9900, "invoice": "i-7"})).id == "conflict"
+    assert m.find(_req("POST", body={"invoice": "i-7", "amount": 1200})).id == "created"
+    assert m.find(_req("POST", body={"invoice": "i-7", "amount": 1200})).id == "created"
+    assert m.find(_req("POST", body={"invoice": "i-8"})).id == "conflict"  # order: the last
+
+
+def test_bodies_compare_canonically_for_json_and_byte_for_byte_otherwise():
+    assert same_body(True, {"a": 1, "b": [1, {"c": None}]}, True,
+                     {"b": [1.0, {"c": None}], "a": 1})
+    assert not same_body(True, {"a": 1}, True, {"a": True})
+    assert not same_body(True, {"a": "1"}, True, {"a": 1})
+    assert not same_body(True, [1, 2], True, [2, 1])
+    assert same_body(True, "a=1&b=2", True, "a=1&b=2")
+    assert not same_body(True, "a=1&b=2", True, "b=2&a=1")
+    assert not same_body(True, "", False, None) and same_body(False, None, False, None)
+    exact = Matcher([_ex("e", "POST", body={"n": 1, "m": [True]}, match=Match(body="exact"))])
+    assert exact.find(_req("POST", body={"m": [True], "n": 1.0}))
+    assert not exact.find(_req("POST", body={"m": [1], "n": 1}))
+
+
+def test_among_equal_bodies_the_same_idempotency_key_answers_first():
+    body = {"invoice": "i-7"}
+    m = Matcher([_ex("first", "POST", headers={"idempotency-key": "k-1"}, body=body),
+                 _ex("second", "POST", headers={"idempotency-key": "k-2"}, body=body)])
+    assert m.find(_req("POST", headers={"idempotency-key": "k-2"}, body=body)).id == "second"
+    assert m.find(_req("POST", headers={"idempotency-key": "k-2"}, body=body)).id == "second"
+    assert m.find(_req("POST", headers={"idempotency-key": "k-9"}, body=body)).id == "first"
