@@ -19,7 +19,7 @@ def test_transcript_is_detected_and_ingested(capsys, corpus, store_dir):
     assert doc["events"] == 6
     [trace] = doc["traces"]
     assert (trace["trace_id"], trace["format"], trace["events"], trace["tool_calls"],
-            trace["orphans"]) == ("88a8d761-7b9a-4bf1-a8ca-c1febe6bf358", "claude-code", 6, 3, 2)
+            trace["orphans"]) == ("88a8d761-7b9a-4bf1-a8ca-c1febe6bf358", "claude-code", 6, 3, 1)
     code, out, _ = run(capsys, "sql", "select name, status from tool_calls order by seq",
                        "--store", store_dir, "--json")
     assert code == 0

@@ -1,0 +1,134 @@
+"""Causal parents of a Claude Code session's events.
+
+A transcript links every line to the line before it (``parentUuid``): that is the
+conversation's *threading*, one chain as long as the session, not what caused what.
+Parents here are causes, and the order of the messages stays in ``seq``:
+
+- a user prompt opens a turn: its parent is the agent it was given to (null in the main
+  conversation; a sub-agent's prompt → the ``Task`` / ``Agent`` call that started it);
+- an ``llm_call`` → the prompt of its turn (no prompt in the file: the agent's ``Task``
+  call, or null);
+- a ``tool_call`` → the ``llm_call`` whose message holds its ``tool_use`` (a result whose
+  call is not in the file → the ``llm_call`` its line follows, else its line's own link,
+  kept dangling for the pipeline to flag ``orphan``);
+- anything else (system lines, ``isMeta`` user text, a compaction's marker) → the turn it
+  happened in, else its agent's ``Task`` call, else null; the SDK stream's closing
+  ``result`` (the ``agent`` event) stays a root.
+
+Which agent a line belongs to is read from the same links: ``parent_tool_use_id`` (the
+SDK stream) names the ``Task`` call; a transcript's sidechain line follows ``parentUuid``
+back to the sub-agent's first line, whose spawner is the ``Task`` call whose result
+carries the same ``agentId`` (else the one running at that time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from .._adapter import RawEvent
+from ._claude_code_records import Link
+
+__all__ = ["causal_parents"]
+
+Spawner = Callable[[RawEvent], "RawEvent | None"]
+
+
+def _sidechain(ev: RawEvent) -> bool:
+    return ev.attrs.get("claude_code.is_sidechain") is True
+
+
+class _Agents:
+    """The ``Task`` call each event's agent was started by (None: the main conversation)."""
+
+    def __init__(self, links: Mapping[int, Link], absorbed: Mapping[tuple[str, str], RawEvent],
+                 tools: Mapping[tuple[str, str], RawEvent], spawner: Spawner) -> None:
+        self.links, self.absorbed, self.tools, self.spawner = links, absorbed, tools, spawner
+        self.memo: dict[int, RawEvent | None] = {}
+
+    def of(self, ev: RawEvent) -> RawEvent | None:
+        chain: list[RawEvent] = []
+        seen: set[int] = set()
+        cur = ev
+        agent: RawEvent | None = None
+        while True:
+            if id(cur) in self.memo:
+                agent = self.memo[id(cur)]
+                break
+            chain.append(cur)
+            seen.add(id(cur))
+            nxt = self._step(cur)
+            if isinstance(nxt, _Found):
+                agent = nxt.agent
+                break
+            if id(nxt) in seen:  # links in a loop: no agent is named
+                break
+            cur = nxt
+        for c in chain:
+            self.memo[id(c)] = agent
+        return agent
+
+    def _step(self, ev: RawEvent) -> RawEvent | _Found:
+        """The event whose agent ``ev`` shares, or the agent found (``_Found``)."""
+        link = self.links.get(id(ev))
+        if isinstance(link, RawEvent):
+            return link
+        if link is None:
+            return _Found(self.spawner(ev) if _sidechain(ev) else None)
+        how, value = link
+        if how == "tool":
+            return _Found(self.tools.get((ev.trace_id, value)))
+        if how == "task":
+            return _Found(self.spawner(ev))
+        target = self.absorbed.get((ev.trace_id, value))
+        if target is None or target is ev or (_sidechain(ev) and not _sidechain(target)):
+            return _Found(self.spawner(ev) if _sidechain(ev) else None)
+        return target
+
+
+class _Found:
+    """The end of a walk: the agent's ``Task`` call, or None for the main conversation."""
+
+    __slots__ = ("agent",)
+
+    def __init__(self, agent: RawEvent | None) -> None:
+        self.agent = agent
+
+
+def causal_parents(events: Sequence[RawEvent], links: Mapping[int, Link],
+                   absorbed: Mapping[tuple[str, str], RawEvent],
+                   tools: Mapping[tuple[str, str], RawEvent], spawner: Spawner) -> None:
+    """Set ``parent_id`` on ``events`` (in file order) as the module says."""
+    agents = _Agents(links, absorbed, tools, spawner)
+    turns: dict[int | None, RawEvent] = {}  # agent (its id(), None: main) -> open prompt
+    for ev in events:
+        agent = agents.of(ev)
+        key = id(agent) if agent is not None else None
+        turn = turns.get(key)
+        link = links.get(id(ev))
+        parent: RawEvent | str | None
+        if ev.kind == "tool_call" and isinstance(link, RawEvent):
+            parent = link
+        elif ev.kind == "tool_call":
+            parent = _lost_result(ev, link, absorbed) or turn or agent
+        elif ev.kind == "agent":
+            parent = None
+        elif ev.kind == "message" and ev.name == "user" \
+                and ev.attrs.get("claude_code.isMeta") is not True:
+            parent = agent
+            turns[key] = ev
+        else:
+            parent = turn or agent
+        pid = parent.event_id if isinstance(parent, RawEvent) else parent
+        ev.parent_id = None if pid == ev.event_id else pid
+
+
+def _lost_result(ev: RawEvent, link: Link,
+                 absorbed: Mapping[tuple[str, str], RawEvent]) -> RawEvent | str | None:
+    """A result whose call is not in the file: the turn its line follows, or the line's
+    own dangling link (the call's line is missing: the pipeline flags it ``orphan``)."""
+    if not isinstance(link, tuple) or link[0] != "uuid":
+        return None
+    target = absorbed.get((ev.trace_id, link[1]))
+    if target is None:
+        return link[1]
+    return target if target.kind == "llm_call" else None
