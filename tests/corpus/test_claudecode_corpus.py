@@ -20,6 +20,8 @@ read by eye (and listed with the standard ``json`` / ``yaml`` modules), then cou
   that prompt); anything in a sub-agent (under its prompt, else the Task call that
   started it). A main-thread user prompt is a root. Orphans: the parents that name no
   line of the file;
+- one ``agent`` event more per Task / Agent call whose result names its ``agentId``
+  (the sub-agent's run, under the call; the sub-agent's events under the run);
 - traces: distinct ``sessionId`` / ``session_id``.
 """
 
@@ -44,11 +46,12 @@ EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # 6 lines: a main-thread Task tool_use and its result; two sidechain lines of one
     # message (msg_017zj75d…: text + a Grep tool_use never answered); a sidechain result
     # for toolu_011V1het…, a call not in the file; a closing assistant message.
-    # 3 llm_calls + Task + Grep + the unknown result = 6; parented: Task (its turn), the
-    # sub-agent's turn (the Task), Grep (that turn), the unknown result (its line's
-    # parentUuid 718670f5…, not in the file: 1 orphan); the two main-thread turns have no
-    # prompt in the file and are roots (line 1's parentUuid 8ae40e91… is only the thread)
-    "claude-code-log/sidechain_integrated.jsonl": (6, 3, 0, 4, 1, 1),
+    # 3 llm_calls + Task + its run (agentId e1c84ba5 on the result line) + Grep + the
+    # unknown result = 7; parented: Task (its turn), the run (Task), the sub-agent's turn
+    # (the run), Grep (that turn), the unknown result (its line's parentUuid 718670f5…,
+    # not in the file: 1 orphan); the two main-thread turns have no prompt in the file
+    # and are roots (line 1's parentUuid 8ae40e91… is only the thread)
+    "claude-code-log/sidechain_integrated.jsonl": (7, 3, 0, 5, 1, 1),
     # 12 lines: 2 user texts, 6 assistant messages, 3 TodoWrite pairs, 1 summary; the 6
     # turns under their prompt, the 3 tools under their turn; the 2 prompts are roots
     "claude-code-log/todowrite_examples.jsonl": (11, 3, 0, 9, 0, 1),
@@ -59,9 +62,10 @@ EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # 11 messages: control_response, init, 2 lines of msg_01Wamgik… (thinking, Agent
     # tool_use), task_started, the sub-agent's prompt, its Bash tool_use and result (all
     # with parent_tool_use_id = the Agent call), the Agent result, a text, the result:
-    # 3 llm_calls, 2 tool calls, 1 message, 1 agent; parented: the 2 tool calls, the
-    # prompt and the sub-agent's turn
-    "openinference-claude-agent-sdk/test_query_task_subagent_spans.yaml": (7, 2, 0, 4, 0, 1),
+    # 3 llm_calls, 2 tool calls, 1 message, 1 agent, and the sub-agent's run (the Agent
+    # result's tool_use_result names agentId a7da442314ff745d1); parented: the 2 tool
+    # calls, the run, the prompt (the run) and the sub-agent's turn (the prompt)
+    "openinference-claude-agent-sdk/test_query_task_subagent_spans.yaml": (8, 2, 0, 5, 0, 1),
     # 6 messages: control_response, init, a Bash tool_use, its result, a text, the result
     "openinference-claude-agent-sdk/test_query_tool_spans_from_messages.yaml":
         (4, 1, 0, 1, 0, 1),
@@ -95,9 +99,11 @@ def test_sidechain_file_keeps_its_quirks(corpus: Path) -> None:
     task = by_id["toolu_01JA2mLseQCAW3MdwPE4qWEk"]
     assert (task.name, task.parent_id) == ("Task", "83a7cabd-3642-45d6-ba73-9b9f843b9ab1")
     assert task.result == "Perfect! Now I have a complete understanding. Let ..."
-    # the sub-agent's first message starts inside the Task call: its child
+    # the sub-agent's first message starts inside the Task call: a child of its run
+    run = by_id["agent-e1c84ba5"]
+    assert (run.kind, run.parent_id) == ("agent", task.event_id)
     sub = by_id["b674eedd-0d9d-49e7-8116-1f092cd750ed"]
-    assert sub.parent_id == task.event_id and sub.attrs["claude_code.is_sidechain"] is True
+    assert sub.parent_id == run.event_id and sub.attrs["claude_code.is_sidechain"] is True
     assert sub.attrs["claude_code.uuids"] == ["b674eedd-0d9d-49e7-8116-1f092cd750ed",
                                               "3c78114e-3de3-471e-b80f-0c86adb361c4"]
     assert by_id["toolu_01BWgwmyj8gGuqFNHMPqqtN2"].attrs[FLAGS_KEY] == ["unanswered"]
@@ -122,7 +128,9 @@ def test_sdk_init_and_result(corpus: Path) -> None:
     bash = next(e for e in events if e.name == "Bash")
     assert bash.parent_id == "908c0ee3-20ad-4151-82c4-0d87ead4e1d6"
     assert bash.attrs["claude_code.is_sidechain"] is True
-    [run] = [e for e in events if e.kind == "agent"]
+    sub_run, run = [e for e in events if e.kind == "agent"]
+    assert (sub_run.event_id, sub_run.parent_id) == ("agent-a7da442314ff745d1",
+                                                     agent_call.event_id)
     assert run.attrs["claude_code.total_cost_usd"] == pytest.approx(0.041163)
     assert run.attrs["claude_code.num_turns"] == 2
 

@@ -16,7 +16,7 @@ from ...model import InvalidTraceError
 from .._adapter import RawEvent, SourceFile, TraceInfo
 from .._decode import parse_time_ns
 from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id
-from ._claude_code_parents import causal_parents
+from ._claude_code_parents import causal_parents, run_id
 from ._claude_code_records import (
     Link,
     bad,
@@ -45,7 +45,7 @@ class Session:
     def __init__(self, source: SourceFile, first_session: str | None) -> None:
         self.source = source
         self.tid = first_session or derived_id(source.sha256, "claude-code")
-        self.events: list[tuple[tuple[int, int], RawEvent]] = []
+        self.events: list[tuple[tuple[int, ...], RawEvent]] = []
         self.links: dict[int, Link] = {}
         self.ids: set[tuple[str, str]] = set()
         self.absorbed: dict[tuple[str, str], RawEvent] = {}  # (trace, line uuid) -> event
@@ -261,10 +261,36 @@ class Session:
         # Yielded in file order, which the adapter declares as the recording order
         # (``file_order``): line timestamps are too coarse to order by (a turn and the
         # tool call it asks for share one).
+        runs = self.sub_agent_runs()
         ordered = [ev for _, ev in sorted(self.events, key=lambda item: item[0])]
-        causal_parents(ordered, self.links, self.absorbed, self.tools, self.spawner)
+        causal_parents(ordered, self.links, self.absorbed, self.tools, self.spawner, runs)
         yield from self.infos.values()
         yield from ordered
+
+    def sub_agent_runs(self) -> dict[int, RawEvent]:
+        """One ``agent`` event per Task / Agent call whose result names its sub-agent
+        (``agentId``), right after the call: ``agent-<agentId>``, the id a sub-agent's
+        own file names too (``run_id``). Keyed by ``id()`` of the call."""
+        runs: dict[int, RawEvent] = {}
+        for key, task in list(self.events):
+            aid = task.attrs.get("claude_code.agent_id")
+            if task.kind != "tool_call" or task.name not in TASK_TOOLS \
+                    or not isinstance(aid, str) or not aid:
+                continue
+            eid = run_id(aid)
+            if (task.trace_id, eid) in self.ids:
+                continue
+            self.ids.add((task.trace_id, eid))
+            kind = task.args.get("subagent_type") if isinstance(task.args, dict) else None
+            run = RawEvent(trace_id=task.trace_id, event_id=eid, parent_id=None, kind="agent",
+                           name=kind if isinstance(kind, str) and kind else "sub-agent",
+                           start_ns=task.start_ns, end_ns=task.end_ns, status=task.status,
+                           attrs={"claude_code.agent_id": aid})
+            if task.attrs.get("claude_code.is_sidechain") is True:
+                run.attrs["claude_code.is_sidechain"] = True
+            self.events.append(((*key, 1), run))
+            runs[id(task)] = run
+        return runs
 
     def spawner(self, ev: RawEvent) -> RawEvent | None:
         """The Task / Agent call that started a sub-agent whose first line is ``ev``."""

@@ -184,12 +184,18 @@ def test_sidechain_lines_go_under_the_task_call_that_spawned_them(tmp_path: Path
 
 def test_sidechain_agent_id_names_its_task(tmp_path: Path) -> None:
     src = jsonl(tmp_path,
-                say("a1", None, "01", "m1", use("task1", "Task"), use("task2", "Task")),
+                say("a1", None, "01", "m1", use("task1", "Task", subagent_type="Explore"),
+                    use("task2", "Task")),
                 answer("r1", "a1", "05", "task1", "one", agentId="ag-1"),
                 answer("r2", "r1", "06", "task2", "two", agentId="ag-2"),
                 say("s1", None, "03", "m2", text("x"), isSidechain=True, agentId="ag-2"))
-    by_id = {e.event_id: e for e in read(src)[0]}
-    assert by_id["s1"].parent_id == "task2"
+    events = read(src)[0]
+    by_id = {e.event_id: e for e in events}
+    # each call that names its sub-agent is followed by the sub-agent's run, its child
+    assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events if e.kind == "agent"] == [
+        ("agent-ag-1", "agent", "Explore", "task1"), ("agent-ag-2", "agent", "sub-agent", "task2")]
+    assert by_id["agent-ag-2"].attrs["claude_code.agent_id"] == "ag-2"
+    assert by_id["s1"].parent_id == "agent-ag-2"
 
 
 def test_summary_system_and_other_lines(tmp_path: Path) -> None:
@@ -529,3 +535,20 @@ def test_parents_are_turns_and_calls_not_the_thread(tmp_path: Path, loops: int) 
     assert (parent["u2"], parent["b1"], parent["bash1"]) == (None, "u2", "b1")
     # the depth does not grow with the session: prompt 0, turn 1, call 2, sub-agent 3-5
     assert max(depth.values()) == 5 and depth["e1"] == 5 and depth["bash1"] == 2
+
+
+def test_a_sub_agent_file_names_the_run_its_session_file_holds(tmp_path: Path) -> None:
+    # Claude Code 2.1 writes a sub-agent to <session>/subagents/agent-<id>.jsonl: no Task
+    # call in the file, its first line's parentUuid null; the session's file has the
+    # Task call whose result names the agentId, and so the run agent-<id>
+    sub = jsonl(tmp_path, ask("p1", None, "01", "find x", isSidechain=True, agentId="a77"),
+                say("q1", "p1", "02", "mq", use("g1", "Grep", pattern="x"),
+                    isSidechain=True, agentId="a77"),
+                answer("q2", "q1", "03", "g1", "hit", isSidechain=True, agentId="a77"),
+                name="agent-a77.jsonl")
+    parent = {e.event_id: e.parent_id for e in read(sub)[0]}
+    assert parent == {"p1": "agent-a77", "q1": "p1", "g1": "q1"}
+    # a compaction agent is started by no call: its prompt is a root
+    compact = jsonl(tmp_path, ask("c1", None, "01", "summarise", isSidechain=True,
+                                  agentId="acompact-9f"), name="agent-acompact-9f.jsonl")
+    assert [e.parent_id for e in read(compact)[0]] == [None]
