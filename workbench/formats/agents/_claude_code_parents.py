@@ -13,8 +13,8 @@ Parents here are causes, and the order of the messages stays in ``seq``:
   call is not in the file → the ``llm_call`` its line follows, else its line's own link,
   kept dangling for the pipeline to flag ``orphan``);
 - anything else (system lines, ``isMeta`` user text, a compaction's marker) → the turn it
-  happened in, else its agent's ``Task`` call, else null; the SDK stream's closing
-  ``result`` (the ``agent`` event) stays a root.
+  happened in, else its agent (the run, or the ``Task`` call), else null; the SDK
+  stream's closing ``result`` (an ``agent`` event too) stays a root.
 
 Which agent a line belongs to is read from the same links: ``parent_tool_use_id`` (the
 SDK stream) names the ``Task`` call; a transcript's sidechain line follows ``parentUuid``
@@ -60,7 +60,8 @@ def _sidechain(ev: RawEvent) -> bool:
 
 
 class _Agents:
-    """The ``Task`` call each event's agent was started by (None: the main conversation)."""
+    """Each event's agent (``Agent``): the ``Task`` call that started it, the run another
+    file holds, or None for the main conversation."""
 
     def __init__(self, links: Mapping[int, Link], absorbed: Mapping[tuple[str, str], RawEvent],
                  tools: Mapping[tuple[str, str], RawEvent], spawner: Spawner) -> None:
@@ -111,7 +112,7 @@ class _Agents:
 
 
 class _Found:
-    """The end of a walk: the agent's ``Task`` call, or None for the main conversation."""
+    """The end of a walk: the agent found (``Agent``)."""
 
     __slots__ = ("agent",)
 
@@ -126,7 +127,7 @@ def causal_parents(events: Sequence[RawEvent], links: Mapping[int, Link],
     """Set ``parent_id`` on ``events`` (in file order) as the module says; ``runs`` maps
     ``id()`` of a Task call to its sub-agent's run (an event of ``events``)."""
     agents = _Agents(links, absorbed, tools, spawner)
-    run_of = {id(run): task for task in events if id(task) in runs for run in (runs[id(task)],)}
+    run_of = {id(runs[id(task)]): task for task in events if id(task) in runs}
     turns: dict[int | str | None, RawEvent] = {}  # an agent -> its open prompt
     for ev in events:
         found = agents.of(ev)
