@@ -14,10 +14,14 @@ read by eye (and listed with the standard ``json`` / ``yaml`` modules), then cou
 - tool_calls: the ``tool_use`` blocks plus the unknown ``tool_result`` ids;
 - errors: ``tool_result`` blocks with ``is_error: true``, ``result`` messages with
   ``is_error: true`` (none in this corpus);
-- parented: a tool call always (under the assistant turn that asked for it, or, for an
-  unknown result, the line's own ``parentUuid``); any other event whose first line has a
-  ``parentUuid`` or ``parent_tool_use_id``, or that starts a sub-agent inside a Task call;
-  orphans: the parents that name no line of the file;
+- parented (causal parents, not the ``parentUuid`` thread): a tool call always (under the
+  assistant turn that asked for it, or, for a result whose call is not in the file, the
+  line's own ``parentUuid``); an assistant turn after a user prompt of its agent (under
+  that prompt); anything in a sub-agent (under its prompt, else the Task call that
+  started it). A main-thread user prompt is a root. Orphans: the parents that name no
+  line of the file;
+- one ``agent`` event more per Task / Agent call whose result names its ``agentId``
+  (the sub-agent's run, under the call; the sub-agent's events under the run);
 - traces: distinct ``sessionId`` / ``session_id``.
 """
 
@@ -36,18 +40,21 @@ from workbench.model import FLAGS_KEY
 # file -> (events, tool_calls, errors, parented, orphans, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # 12 lines: 4 user texts, 5 assistant messages, 2 tool_use/tool_result pairs
-    # (tool_001 Edit, tool_002 Bash), 1 summary; parentUuid is null on every line, so only
-    # the two tool calls have a parent
-    "claude-code-log/representative_messages.jsonl": (11, 2, 0, 2, 0, 1),
+    # (tool_001 Edit, tool_002 Bash), 1 summary; the 5 turns each follow a prompt (their
+    # parent), the 2 tool calls hang off their turns, the 4 prompts are roots
+    "claude-code-log/representative_messages.jsonl": (11, 2, 0, 7, 0, 1),
     # 6 lines: a main-thread Task tool_use and its result; two sidechain lines of one
     # message (msg_017zj75d…: text + a Grep tool_use never answered); a sidechain result
     # for toolu_011V1het…, a call not in the file; a closing assistant message.
-    # 3 llm_calls + Task + Grep + the unknown result = 6, all parented; two parents name
-    # lines not in the file: 8ae40e91… (line 1) and 718670f5… (line 5)
-    "claude-code-log/sidechain_integrated.jsonl": (6, 3, 0, 6, 2, 1),
-    # 12 lines: 2 user texts, 6 assistant messages, 3 TodoWrite pairs, 1 summary; every
-    # line but the first user line has a parentUuid (6 turns, 1 user text, 3 tools)
-    "claude-code-log/todowrite_examples.jsonl": (11, 3, 0, 10, 0, 1),
+    # 3 llm_calls + Task + its run (agentId e1c84ba5 on the result line) + Grep + the
+    # unknown result = 7; parented: Task (its turn), the run (Task), the sub-agent's turn
+    # (the run), Grep (that turn), the unknown result (its line's parentUuid 718670f5…,
+    # not in the file: 1 orphan); the two main-thread turns have no prompt in the file
+    # and are roots (line 1's parentUuid 8ae40e91… is only the thread)
+    "claude-code-log/sidechain_integrated.jsonl": (7, 3, 0, 5, 1, 1),
+    # 12 lines: 2 user texts, 6 assistant messages, 3 TodoWrite pairs, 1 summary; the 6
+    # turns under their prompt, the 3 tools under their turn; the 2 prompts are roots
+    "claude-code-log/todowrite_examples.jsonl": (11, 3, 0, 9, 0, 1),
     # 9 messages: control_response, init, 2 assistant lines of msg_0127FHQ7… (thinking,
     # Bash tool_use), 2 hook callbacks, the tool_result, an assistant text, the result
     "openinference-claude-agent-sdk/test_client_tool_hooks_create_tool_spans.yaml":
@@ -55,9 +62,10 @@ EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # 11 messages: control_response, init, 2 lines of msg_01Wamgik… (thinking, Agent
     # tool_use), task_started, the sub-agent's prompt, its Bash tool_use and result (all
     # with parent_tool_use_id = the Agent call), the Agent result, a text, the result:
-    # 3 llm_calls, 2 tool calls, 1 message, 1 agent; parented: the 2 tool calls, the
-    # prompt and the sub-agent's turn
-    "openinference-claude-agent-sdk/test_query_task_subagent_spans.yaml": (7, 2, 0, 4, 0, 1),
+    # 3 llm_calls, 2 tool calls, 1 message, 1 agent, and the sub-agent's run (the Agent
+    # result's tool_use_result names agentId a7da442314ff745d1); parented: the 2 tool
+    # calls, the run, the prompt (the run) and the sub-agent's turn (the prompt)
+    "openinference-claude-agent-sdk/test_query_task_subagent_spans.yaml": (8, 2, 0, 5, 0, 1),
     # 6 messages: control_response, init, a Bash tool_use, its result, a text, the result
     "openinference-claude-agent-sdk/test_query_tool_spans_from_messages.yaml":
         (4, 1, 0, 1, 0, 1),
@@ -91,9 +99,11 @@ def test_sidechain_file_keeps_its_quirks(corpus: Path) -> None:
     task = by_id["toolu_01JA2mLseQCAW3MdwPE4qWEk"]
     assert (task.name, task.parent_id) == ("Task", "83a7cabd-3642-45d6-ba73-9b9f843b9ab1")
     assert task.result == "Perfect! Now I have a complete understanding. Let ..."
-    # the sub-agent's first message starts inside the Task call: its child
+    # the sub-agent's first message starts inside the Task call: a child of its run
+    run = by_id["agent-e1c84ba5"]
+    assert (run.kind, run.parent_id) == ("agent", task.event_id)
     sub = by_id["b674eedd-0d9d-49e7-8116-1f092cd750ed"]
-    assert sub.parent_id == task.event_id and sub.attrs["claude_code.is_sidechain"] is True
+    assert sub.parent_id == run.event_id and sub.attrs["claude_code.is_sidechain"] is True
     assert sub.attrs["claude_code.uuids"] == ["b674eedd-0d9d-49e7-8116-1f092cd750ed",
                                               "3c78114e-3de3-471e-b80f-0c86adb361c4"]
     assert by_id["toolu_01BWgwmyj8gGuqFNHMPqqtN2"].attrs[FLAGS_KEY] == ["unanswered"]
@@ -101,8 +111,9 @@ def test_sidechain_file_keeps_its_quirks(corpus: Path) -> None:
     assert stray.attrs[FLAGS_KEY] == ["unmatched"]
     assert stray.parent_id == "718670f5-3e6b-4b3e-9a70-bc3e5ac90f92"
     assert "3130\u00e2\u2020\u2019" in stray.result  # the upstream mojibake, as stored
-    # the closing turn follows the Task result line, which the Task call absorbed
-    assert by_id["91c82c1c-29b0-4149-a261-e5582d944ac6"].parent_id == task.event_id
+    # the closing turn follows the Task result line (parentUuid), but that is the thread:
+    # no prompt of the main conversation is in the file, so it is a root
+    assert by_id["91c82c1c-29b0-4149-a261-e5582d944ac6"].parent_id is None
     assert info.versions == {"claude_code": "2.0.46"}
 
 
@@ -117,7 +128,9 @@ def test_sdk_init_and_result(corpus: Path) -> None:
     bash = next(e for e in events if e.name == "Bash")
     assert bash.parent_id == "908c0ee3-20ad-4151-82c4-0d87ead4e1d6"
     assert bash.attrs["claude_code.is_sidechain"] is True
-    [run] = [e for e in events if e.kind == "agent"]
+    sub_run, run = [e for e in events if e.kind == "agent"]
+    assert (sub_run.event_id, sub_run.parent_id) == ("agent-a7da442314ff745d1",
+                                                     agent_call.event_id)
     assert run.attrs["claude_code.total_cost_usd"] == pytest.approx(0.041163)
     assert run.attrs["claude_code.num_turns"] == 2
 

@@ -20,7 +20,8 @@ How the counts were taken: the cassette bodies and the SDK messages were read by
   ``function_call`` item, ``tool_use`` block), its result not counted again;
 - errors: error bodies (the cassettes' 404 and 400 responses); no tool result there
   has ``is_error: true``;
-- parented: tool calls (each is parented to the turn that asked for it);
+- parented: tool calls (each is parented to the turn that asked for it) and every turn
+  after a user message (parented to the latest one: the prompt that opened its turn);
 - unanswered: tool calls whose result is not in the same document.
 """
 
@@ -45,20 +46,20 @@ SDK = "openinference-claude-agent-sdk"
 # written file -> (events, tool_calls, errors, parented, unanswered, traces)
 OPENAI_EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # user message + the 404 error body as a failed llm_call
-    "test_chat_completion_404.0.json": (2, 0, 1, 0, 0, 1),
+    "test_chat_completion_404.0.json": (2, 0, 1, 1, 0, 1),
     # system + user + one streamed turn with two parallel get_current_weather calls
-    "test_chat_completion_multiple_tools_streaming_with_content.0.json": (5, 2, 0, 2, 2, 1),
+    "test_chat_completion_multiple_tools_streaming_with_content.0.json": (5, 2, 0, 3, 2, 1),
     # system + user + a turn with two parallel calls, answered only in the next request
-    "test_chat_completion_tool_calls_with_content.0.json": (5, 2, 0, 2, 2, 1),
+    "test_chat_completion_tool_calls_with_content.0.json": (5, 2, 0, 3, 2, 1),
     # the same conversation resent: system, user, the earlier turn, its two calls (answered
     # by the two role-tool messages), and the final answer
-    "test_chat_completion_tool_calls_with_content.1.json": (6, 2, 0, 2, 0, 1),
+    "test_chat_completion_tool_calls_with_content.1.json": (6, 2, 0, 4, 0, 1),
     # Responses API: input "Hello" + the 400 error body
-    "test_responses_create_api_error__content_mode0.0.json": (2, 0, 1, 0, 0, 1),
+    "test_responses_create_api_error__content_mode0.0.json": (2, 0, 1, 1, 0, 1),
     # Responses API: input text + the response with one function_call item
-    "test_responses_create_captures_tool_call_content__content_mode0.0.json": (3, 1, 0, 1, 1, 1),
+    "test_responses_create_captures_tool_call_content__content_mode0.0.json": (3, 1, 0, 2, 1, 1),
     # Responses API stream: instructions + input text + the streamed message
-    "test_responses_create_streaming__content_mode0.0.json": (3, 0, 0, 0, 0, 1),
+    "test_responses_create_streaming__content_mode0.0.json": (3, 0, 0, 1, 0, 1),
 }
 
 # written file -> (events, tool_calls, errors, parented, unanswered, traces)
@@ -67,8 +68,10 @@ ANTHROPIC_EXPECTED: dict[str, tuple[int, int, int, int, int, int]] = {
     # text; the Bash result comes in a user message
     "test_client_tool_hooks_create_tool_spans.json": (4, 1, 0, 1, 0, 1),
     # turns: thinking, Agent call, the sub-agent's Bash call, final text; the sub-agent's
-    # prompt is a user text message; both results come back (Bash first, then Agent)
-    "test_query_task_subagent_spans.json": (7, 2, 0, 2, 0, 1),
+    # prompt is a user text message; both results come back (Bash first, then Agent); the
+    # two turns after that prompt are its children (a bare list of messages does not say
+    # the last one is the main agent's again)
+    "test_query_task_subagent_spans.json": (7, 2, 0, 4, 0, 1),
     # turns: Bash call, final text
     "test_query_tool_spans_from_messages.json": (3, 1, 0, 1, 0, 1),
 }
@@ -144,7 +147,7 @@ def test_whole_cassette_is_one_conversation(corpus: Path, tmp_path: Path) -> Non
     path = tmp_path / "both.json"
     path.write_text(json.dumps(found), encoding="utf-8")
     events, _ = read(OPENAI, path)
-    assert body_counts(events) == (6, 2, 0, 2, 0, 1)
+    assert body_counts(events) == (6, 2, 0, 4, 0, 1)
     calls = [e for e in events if e.kind == "tool_call"]
     assert [(c.name, c.args, c.result, c.status) for c in calls] == [
         ("get_current_weather", {"location": "Seattle, WA"}, "50 degrees and raining", "ok"),

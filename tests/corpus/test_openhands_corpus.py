@@ -12,7 +12,9 @@ same file.
 - tool_calls = actions other than ``message``, ``system`` and ``change_agent_state``;
 - errors = observations answering an action with ``observation: error``,
   ``success: false`` or a non-zero ``extras.metadata.exit_code``;
-- parented = the tool calls that carry a model response (each under its model turn);
+- parented = the tool calls that carry a model response (each under its model turn)
+  + the model turns (responses, agent messages) after a user message (each under the
+  latest one: the prompt of its turn);
 - traces: one per file.
 """
 
@@ -30,15 +32,16 @@ from workbench.ingest import detect
 # file -> (events, tool_calls, errors, parented, traces)
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
     # user message; edit (id 3, answered by 4); finish (5): 2 model responses
-    "openhands/basic.json": (5, 2, 0, 2, 1),
+    "openhands/basic.json": (5, 2, 0, 4, 1),
     # 18 events: 7 actions (change_agent_state, user message, run, edit, edit, run, agent
     # message), 7 observations with a cause (folded), 4 agent_state_changed reports,
     # 4 model responses; the http.server run (13) ends with exit code -1, success false
-    "openhands/basic_gui_mode.json": (15, 4, 1, 4, 1),
-    # 3 user and 2 agent messages, then finish with its model response
-    "openhands/basic_interactions.json": (7, 1, 0, 1, 1),
+    "openhands/basic_gui_mode.json": (15, 4, 1, 9, 1),
+    # 3 user and 2 agent messages, then finish with its model response (3 model turns,
+    # each after a user message)
+    "openhands/basic_interactions.json": (7, 1, 0, 4, 1),
     # user message; read, run, read (each answered, exit code 0); finish: 4 responses
-    "openhands/wrong_initial_state.json": (9, 4, 0, 4, 1),
+    "openhands/wrong_initial_state.json": (9, 4, 0, 8, 1),
 }
 
 

@@ -7,10 +7,12 @@ and its lists counted directly.
 - a file with a ``trajectory``: events = the history messages before the first
   assistant message (system prompt, demonstration, issue) + 2 per trajectory step (the
   model turn and the action it ran); tool_calls = the steps with a non-empty ``action``;
-  parented = the tool calls (each under its step's model turn);
+  parented = the tool calls (each under its step's model turn) + the model turns (each
+  under the issue, the last user message before it);
 - a history-only file: events = the messages, minus the ``role: tool`` messages (each
   is folded into its call), plus one per ``tool_calls[]`` entry; tool_calls = the
   ``tool_calls[]`` entries, all answered by a ``tool_call_ids`` of a tool message;
+  parented = the tool calls + the assistant turns (under the issue);
 - errors: observations starting with one of SWE-agent's failure messages (here only
   "Your proposed edit has introduced new syntax error(s)");
 - traces: one per file.
@@ -31,13 +33,13 @@ from workbench.ingest import detect
 EXPECTED: dict[str, tuple[int, int, int, int, int]] = {
     # history only: 12 messages = system + issue + 5 assistant turns (5 tool_calls) + 5
     # tool results folded into their calls
-    "swe-agent/function_calling_simple.traj": (12, 5, 0, 5, 1),
+    "swe-agent/function_calling_simple.traj": (12, 5, 0, 10, 1),
     # 2 leading messages + 11 steps x 2; step 6's edit was refused by the linter; its
     # history reuses tool-call ids (call_5iDd... four times), so the ids are positional
-    "swe-agent/marshmallow-code__marshmallow-1867.function_calling.traj": (24, 11, 1, 11, 1),
+    "swe-agent/marshmallow-code__marshmallow-1867.function_calling.traj": (24, 11, 1, 22, 1),
     # 3 leading messages (system, demonstration, issue) + 12 steps x 2; steps 5-7 are
     # refused edits; no tool_calls: names are the commands' first words
-    "swe-agent/pydicom__pydicom-1458.traj": (27, 12, 3, 12, 1),
+    "swe-agent/pydicom__pydicom-1458.traj": (27, 12, 3, 24, 1),
 }
 
 

@@ -9,7 +9,8 @@ messages whose content starts ``Error:``; 5 records have reward 1.0, 19 reward 0
 - events: non-tool messages (599) + tool calls (137, each absorbing its tool message)
   + one ``reward`` receipt per record (24) = 760;
 - tool_calls: 137; errors: the 14 ``Error:`` outputs; parented: the 137 tool calls
-  (parent = the assistant turn that made them); traces: 24.
+  (parent = the assistant turn that made them) + the 344 assistant turns, every one
+  after a user message of its episode (parent = the latest one); traces: 24.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ FILE = "tau-bench/gpt-4o-airline.first24.json"
 def test_counts(corpus: Path) -> None:
     # 24 records / 736 messages / 137 tool calls, as SOURCE.md says
     events, infos = read(TAU_BENCH, corpus / FILE)
-    assert counts(events) == (760, 137, 14, 137, 24)  # events, tools, errors, parented, traces
+    assert counts(events) == (760, 137, 14, 481, 24)  # events, tools, errors, parented, traces
     assert len(infos) == 24
     assert sum(e.kind == "receipt" for e in events) == 24
     assert not any("workbench.flags" in e.attrs for e in events)  # all calls answered

@@ -16,10 +16,10 @@ def test_transcript_is_detected_and_ingested(capsys, corpus, store_dir):
     code, out, err = run(capsys, "ingest", corpus / SIDECHAIN, "--store", store_dir, "--json")
     assert code == 0, err
     doc = json.loads(out)
-    assert doc["events"] == 6
+    assert doc["events"] == 7  # 6 and the sub-agent's run
     [trace] = doc["traces"]
     assert (trace["trace_id"], trace["format"], trace["events"], trace["tool_calls"],
-            trace["orphans"]) == ("88a8d761-7b9a-4bf1-a8ca-c1febe6bf358", "claude-code", 6, 3, 2)
+            trace["orphans"]) == ("88a8d761-7b9a-4bf1-a8ca-c1febe6bf358", "claude-code", 7, 3, 1)
     code, out, _ = run(capsys, "sql", "select name, status from tool_calls order by seq",
                        "--store", store_dir, "--json")
     assert code == 0
@@ -33,13 +33,15 @@ def test_sdk_stream_is_detected_and_ingested(capsys, corpus, store_dir):
     assert code == 0, err
     [trace] = json.loads(out)["traces"]
     assert (trace["format"], trace["events"], trace["tool_calls"], trace["orphans"]) == (
-        "claude-code", 7, 2, 0)
+        "claude-code", 8, 2, 0)
     code, out, _ = run(capsys, "sql", "select kind, name, parent_id from events order by seq",
                        "--store", store_dir, "--json")
     rows = json.loads(out)["rows"]
-    assert [r["kind"] for r in rows] == ["llm_call", "tool_call", "message", "llm_call",
-                                         "tool_call", "llm_call", "agent"]
+    assert [r["kind"] for r in rows] == ["llm_call", "tool_call", "agent", "message",
+                                         "llm_call", "tool_call", "llm_call", "agent"]
+    # the Agent call, its sub-agent's run, the prompt given to that run
     assert rows[2]["parent_id"] == "toolu_01CmP9G62riKUZRqXCjyfpGA"
+    assert rows[3]["parent_id"] == "agent-a7da442314ff745d1"
     # re-ingesting the same file adds nothing
     code, out, _ = run(capsys, "ingest", corpus / SDK, "--store", store_dir, "--json")
     assert code == 0 and json.loads(out)["events"] == 0

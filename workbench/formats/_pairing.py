@@ -12,6 +12,11 @@ answered, and results naming no call, are kept and flagged (``attrs["workbench.f
 
 Sources with no ids of their own get ids derived from the file's content
 (``derived_id``), so ingesting the same file twice gives the same ids.
+
+Turns (``under_prompts``): a chat or agent source states no containment between a user
+prompt and the model calls answering it, yet the prompt is their cause. A model call
+the source gives no parent is the child of the user prompt that opened its turn; the
+order of the messages stays in ``seq``.
 """
 
 from __future__ import annotations
@@ -19,15 +24,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 
 from ..model import FLAGS_KEY
 from ._adapter import RawEvent
 
-__all__ = ["UNANSWERED", "UNMATCHED", "CallPairer", "add_flag", "derived_id"]
+__all__ = ["UNANSWERED", "UNMATCHED", "CallPairer", "add_flag", "derived_id", "under_prompts"]
 
 UNANSWERED = "unanswered"
 UNMATCHED = "unmatched"
+
+
+def under_prompts(events: Iterable[RawEvent]) -> None:
+    """Each ``llm_call`` without a parent becomes the child of the latest user prompt
+    (a ``message`` named ``user``) before it in ``events`` (recording order); parents
+    the source gave are kept, and a model call before any prompt stays a root."""
+    prompt: str | None = None
+    for ev in events:
+        if ev.kind == "message" and ev.name == "user":
+            prompt = ev.event_id
+        elif ev.kind == "llm_call" and ev.parent_id is None and prompt is not None:
+            ev.parent_id = prompt
 
 
 def add_flag(event: RawEvent, flag: str) -> None:

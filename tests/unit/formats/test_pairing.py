@@ -6,7 +6,7 @@ import pytest
 
 from workbench.formats._adapter import RawEvent, SourceFile
 from workbench.formats._decode import load_yaml
-from workbench.formats._pairing import CallPairer, add_flag, derived_id
+from workbench.formats._pairing import CallPairer, add_flag, derived_id, under_prompts
 from workbench.model import FLAGS_KEY, InputError
 
 
@@ -73,3 +73,20 @@ def test_bad_yaml_names_the_line(tmp_path) -> None:  # type: ignore[no-untyped-d
         load_yaml(_src(tmp_path, "a: [1,\nb: 2\n"))
     assert exc.value.code == "INVALID_YAML"
     assert exc.value.details["line"] == 3
+
+
+def test_model_calls_hang_off_the_prompt_that_opened_their_turn() -> None:
+    def ev(eid: str, kind: str, name: str, parent: str | None = None) -> RawEvent:
+        return RawEvent(trace_id="t", event_id=eid, parent_id=parent, kind=kind, name=name)
+
+    events = [ev("sys", "message", "system"), ev("early", "llm_call", "m"),
+              ev("u1", "message", "user"), ev("a1", "llm_call", "m"),
+              ev("c1", "tool_call", "ls", "a1"), ev("a2", "llm_call", "m"),
+              ev("u2", "message", "user"), ev("a3", "llm_call", "m"),
+              ev("span", "llm_call", "m", "given")]
+    under_prompts(events)
+    assert [(e.event_id, e.parent_id) for e in events] == [
+        ("sys", None), ("early", None),            # before any prompt: a root
+        ("u1", None), ("a1", "u1"), ("c1", "a1"), ("a2", "u1"),
+        ("u2", None), ("a3", "u2"),
+        ("span", "given")]                          # the source's own parent stays

@@ -52,3 +52,38 @@ def test_a_dependency_cycle_is_refused_with_its_code():
     with pytest.raises(InvalidTraceError) as exc:
         Graph(t)
     assert exc.value.code == "DEPENDENCY_CYCLE" and "x" in exc.value.message and exc.value.hint
+
+
+def test_a_transcript_closes_over_its_turn_not_the_thread(tmp_path):
+    """Each line of a Claude Code transcript names the line before it (parentUuid): a
+    thread, not a cause. The closure of a tool call is the turn that asked for it and
+    that turn's prompt; the earlier calls of the session are not in it."""
+    import json
+
+    from workbench.ingest import read_trace
+
+    def line(kind, uuid, parent, message):
+        return {"type": kind, "uuid": uuid, "parentUuid": parent, "sessionId": "s-1",
+                "timestamp": "2026-01-05T09:00:00Z", "message": message}
+
+    def turn(uuid, parent, mid, tid, name, **args):
+        return line("assistant", uuid, parent, {"id": mid, "role": "assistant", "content": [
+            {"type": "tool_use", "id": tid, "name": name, "input": args}]})
+
+    def result(uuid, parent, tid, text):
+        return line("user", uuid, parent, {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": tid, "content": text}]})
+
+    records = [line("user", "u1", None, {"role": "user", "content": "tidy up"}),
+               turn("a1", "u1", "m1", "t1", "Bash", command="ls"),
+               result("r1", "a1", "t1", "one two"),
+               turn("a2", "r1", "m2", "t2", "Write", file_path="/w/new.txt", content="x"),
+               result("r2", "a2", "t2", "written"),
+               turn("a3", "r2", "m3", "t3", "Bash", command="date"),
+               result("r3", "a3", "t3", "Monday")]
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    [trace] = read_trace(path)
+    graph = Graph(trace)
+    assert set(graph.ids(graph.close(graph.mask(["t3"])))) == {"t3", "a3", "u1"}
+    assert set(trace.closure(["t3"])) == {"t3", "a3", "u1"}

@@ -2,8 +2,8 @@
 
 ``Session`` takes the records in file order and keeps every event until the file is
 read: lines of one API message are merged, tool results pair with their calls in any
-order, and parent links (``parentUuid``, ``parent_tool_use_id``) are resolved to the
-events that absorbed the lines they name. What one record says is
+order, and the links each line states (``parentUuid``, ``parent_tool_use_id``) are kept
+for ``_claude_code_parents``, which turns them into causal parents. What one record says is
 ``_claudecode_records``'s; the records only the Agent SDK stream has, ``_claudecode_sdk``'s.
 """
 
@@ -16,6 +16,7 @@ from ...model import InvalidTraceError
 from .._adapter import RawEvent, SourceFile, TraceInfo
 from .._decode import parse_time_ns
 from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id
+from ._claude_code_parents import causal_parents, run_id
 from ._claude_code_records import (
     Link,
     bad,
@@ -44,7 +45,7 @@ class Session:
     def __init__(self, source: SourceFile, first_session: str | None) -> None:
         self.source = source
         self.tid = first_session or derived_id(source.sha256, "claude-code")
-        self.events: list[tuple[tuple[int, int], RawEvent]] = []
+        self.events: list[tuple[tuple[int, ...], RawEvent]] = []
         self.links: dict[int, Link] = {}
         self.ids: set[tuple[str, str]] = set()
         self.absorbed: dict[tuple[str, str], RawEvent] = {}  # (trace, line uuid) -> event
@@ -257,33 +258,39 @@ class Session:
                 add_flag(ev, UNMATCHED)
         for ev, merged in self.all_turns:
             finish_turn(ev, merged)
-        for _, ev in self.events:
-            ev.parent_id = self.resolve(ev)
-        yield from self.infos.values()
         # Yielded in file order, which the adapter declares as the recording order
         # (``file_order``): line timestamps are too coarse to order by (a turn and the
         # tool call it asks for share one).
-        for _, ev in sorted(self.events, key=lambda item: item[0]):
-            yield ev
+        runs = self.sub_agent_runs()
+        ordered = [ev for _, ev in sorted(self.events, key=lambda item: item[0])]
+        causal_parents(ordered, self.links, self.absorbed, self.tools, self.spawner, runs)
+        yield from self.infos.values()
+        yield from ordered
 
-    def resolve(self, ev: RawEvent) -> str | None:
-        link = self.links.get(id(ev))
-        if link is None:
-            return None
-        if isinstance(link, RawEvent):
-            return link.event_id
-        how, value = link
-        target: RawEvent | None
-        if how == "uuid":
-            target = self.absorbed.get((ev.trace_id, value))
-        elif how == "tool":
-            target = self.tools.get((ev.trace_id, value))
-        else:
-            target = self.spawner(ev)
-            if target is None:
-                return None
-        parent = target.event_id if target is not None else value
-        return None if parent == ev.event_id else parent
+    def sub_agent_runs(self) -> dict[int, RawEvent]:
+        """One ``agent`` event per Task / Agent call whose result names its sub-agent
+        (``agentId``), right after the call: ``agent-<agentId>``, the id a sub-agent's
+        own file names too (``run_id``). Keyed by ``id()`` of the call."""
+        runs: dict[int, RawEvent] = {}
+        for key, task in list(self.events):
+            aid = task.attrs.get("claude_code.agent_id")
+            if task.kind != "tool_call" or task.name not in TASK_TOOLS \
+                    or not isinstance(aid, str) or not aid:
+                continue
+            eid = run_id(aid)
+            if (task.trace_id, eid) in self.ids:
+                continue
+            self.ids.add((task.trace_id, eid))
+            kind = task.args.get("subagent_type") if isinstance(task.args, dict) else None
+            run = RawEvent(trace_id=task.trace_id, event_id=eid, parent_id=None, kind="agent",
+                           name=kind if isinstance(kind, str) and kind else "sub-agent",
+                           start_ns=task.start_ns, end_ns=task.end_ns, status=task.status,
+                           attrs={"claude_code.agent_id": aid})
+            if task.attrs.get("claude_code.is_sidechain") is True:
+                run.attrs["claude_code.is_sidechain"] = True
+            self.events.append(((*key, 1), run))
+            runs[id(task)] = run
+        return runs
 
     def spawner(self, ev: RawEvent) -> RawEvent | None:
         """The Task / Agent call that started a sub-agent whose first line is ``ev``."""
@@ -293,6 +300,8 @@ class Session:
         for t in tasks:
             if agent is not None and t.attrs.get("claude_code.agent_id") == agent:
                 return t
+        if agent is not None and any("claude_code.agent_id" in t.attrs for t in tasks):
+            return None  # the calls name their agents, and none this one (a compaction's)
         start = ev.start_ns
         if start is None:
             return None

@@ -25,7 +25,7 @@ from typing import Any
 
 from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
 from .._decode import load_document, parse_time_ns
-from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id
+from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id, under_prompts
 from .._values import obj
 from ._openhands_events import (
     fill_model,
@@ -107,7 +107,9 @@ class _Stream:
         for slot, obs, eid, ts in observations:  # after every action: causes may come later
             self.slots[slot] = self._observation(obs, eid, ts)
         list(self.pairer.unanswered())  # flags each call still open "unanswered"
-        return [e for e in self.slots if e is not None], self.info
+        events = [e for e in self.slots if e is not None]
+        under_prompts(events)
+        return events, self.info
 
     def _event(self, item: dict[str, Any], eid: str, kind: str, name: str,
                ts: int | None) -> RawEvent:

@@ -22,7 +22,7 @@ from typing import Any
 
 from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
 from .._decode import load_document, maybe_json
-from .._pairing import UNANSWERED, add_flag, derived_id
+from .._pairing import UNANSWERED, add_flag, derived_id, under_prompts
 from .._values import call_arguments, obj, tool_output
 from ._swe_agent_messages import (
     SweHistory,
@@ -144,6 +144,7 @@ def _step_events(tid: str, steps: list[Any], history: list[Any], model: str | No
                 ev.attrs[f"swe_agent.{key}"] = maybe_json(step[key])
         events.append(ev)
     _use_call_ids(events, calls)
+    under_prompts(events)
     return events
 
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ...model import InvalidTraceError
 from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import maybe_json
-from .._pairing import derived_id
+from .._pairing import derived_id, under_prompts
 from .._values import omit_media, single_text, text_of
 from ._message_list import ChatEvents
 from ._stream import load_items, stitch_items
@@ -119,6 +119,7 @@ class Conversation(ChatEvents):
 
     def finish(self) -> tuple[list[RawEvent], TraceInfo]:
         self.unanswered()
+        under_prompts(self.events)
         versions: dict[str, Any] = {"provider": self.fmt}
         if self.models:
             versions["models"] = list(self.models)

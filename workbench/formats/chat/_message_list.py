@@ -27,7 +27,7 @@ from typing import Any
 from ...model import InvalidTraceError
 from .._adapter import RawEvent
 from .._decode import maybe_json
-from .._pairing import UNANSWERED, UNMATCHED, CallPairer, add_flag
+from .._pairing import UNANSWERED, UNMATCHED, CallPairer, add_flag, under_prompts
 from .._values import tool_error, tool_output
 
 __all__ = ["ChatEvents", "ChatList"]
@@ -107,6 +107,7 @@ class ChatList(ChatEvents):
                 self.complete(ev, m)
                 ev.attrs.update(self.attrs(m))
         self.unanswered()
+        under_prompts(self.events)
         return self.events
 
     def _count_ids(self, messages: list[dict[str, Any]]) -> None:

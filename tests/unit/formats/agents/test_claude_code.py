@@ -106,8 +106,9 @@ def test_a_session_becomes_messages_llm_calls_and_paired_tool_calls(tmp_path: Pa
     assert (tool.start_ns, tool.end_ns) == (1767603602000000000, 1767603603000000000)
     assert tool.attrs["claude_code.tool_use_result"] == {"stdout": "x y"}
     assert tool.attrs["claude_code.result_uuid"] == "r1"
-    # a link to the result line points at the tool call that absorbed it
-    assert final.parent_id == "toolu_1"
+    # the next answer belongs to the turn's prompt, not to the result line it follows
+    # (parentUuid is the threading of the conversation; its order stays in seq)
+    assert final.parent_id == "u1"
     assert FLAGS_KEY not in tool.attrs
     assert info.trace_id == SID and info.root_task == "list the repos"
     assert info.versions == {"claude_code": "2.0.1"}
@@ -153,9 +154,15 @@ def test_unknown_and_unanswered_ids_are_kept_and_flagged(tmp_path: Path) -> None
     assert stray.parent_id == "a1"  # the source's own link
 
 
-def test_dangling_parent_is_kept_for_the_pipeline_to_flag(tmp_path: Path) -> None:
+def test_a_prompt_after_a_missing_line_opens_its_own_turn(tmp_path: Path) -> None:
     (ev,), _ = read(jsonl(tmp_path, ask("u2", "gone-uuid", "01", "hi")))
-    assert ev.parent_id == "gone-uuid"
+    assert ev.parent_id is None  # its parentUuid is the thread, not a cause
+
+
+def test_a_result_whose_call_line_is_missing_keeps_its_link_for_the_pipeline(
+        tmp_path: Path) -> None:
+    (ev,), _ = read(jsonl(tmp_path, answer("r1", "gone-uuid", "01", "t9", "ok")))
+    assert ev.parent_id == "gone-uuid" and ev.attrs[FLAGS_KEY] == ["unmatched"]
 
 
 def test_sidechain_lines_go_under_the_task_call_that_spawned_them(tmp_path: Path) -> None:
@@ -177,12 +184,18 @@ def test_sidechain_lines_go_under_the_task_call_that_spawned_them(tmp_path: Path
 
 def test_sidechain_agent_id_names_its_task(tmp_path: Path) -> None:
     src = jsonl(tmp_path,
-                say("a1", None, "01", "m1", use("task1", "Task"), use("task2", "Task")),
+                say("a1", None, "01", "m1", use("task1", "Task", subagent_type="Explore"),
+                    use("task2", "Task")),
                 answer("r1", "a1", "05", "task1", "one", agentId="ag-1"),
                 answer("r2", "r1", "06", "task2", "two", agentId="ag-2"),
                 say("s1", None, "03", "m2", text("x"), isSidechain=True, agentId="ag-2"))
-    by_id = {e.event_id: e for e in read(src)[0]}
-    assert by_id["s1"].parent_id == "task2"
+    events = read(src)[0]
+    by_id = {e.event_id: e for e in events}
+    # each call that names its sub-agent is followed by the sub-agent's run, its child
+    assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events if e.kind == "agent"] == [
+        ("agent-ag-1", "agent", "Explore", "task1"), ("agent-ag-2", "agent", "sub-agent", "task2")]
+    assert by_id["agent-ag-2"].attrs["claude_code.agent_id"] == "ag-2"
+    assert by_id["s1"].parent_id == "agent-ag-2"
 
 
 def test_summary_system_and_other_lines(tmp_path: Path) -> None:
@@ -288,7 +301,7 @@ def check_sdk(events: list[RawEvent], infos: list[TraceInfo]) -> None:
         ("llm_call", "claude-test-2", "x1", None),
         ("tool_call", "Agent", "tA", "x1"),
         ("message", "user", "x2", "tA"),
-        ("llm_call", "claude-test-2", "x3", "tA"),
+        ("llm_call", "claude-test-2", "x3", "x2"),
         ("tool_call", "Bash", "tB", "x3"),
         ("llm_call", "claude-test-2", "x6", None),
         ("agent", "claude-code", "x7", None),
@@ -370,7 +383,7 @@ def test_a_huge_first_line_is_still_jsonl(tmp_path: Path) -> None:
     src = jsonl(tmp_path, big, ask("u2", "r1", "02", "next"))
     assert CLAUDE_CODE.sniff(src) == 85  # only the head's regexes see it
     (stray, user), _ = read(src)
-    assert stray.attrs[FLAGS_KEY] == ["unmatched"] and user.parent_id == "t1"
+    assert stray.attrs[FLAGS_KEY] == ["unmatched"] and user.parent_id is None
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -469,3 +482,73 @@ def test_fuzzed_records_never_crash(tmp_path: Path, records: list[dict[str, Any]
         assert all(e.seq is None for e in mine)
     assert all(e.status in ("ok", "error", "unset") and isinstance(e.name, str) for e in events)
     json.dumps([(e.args, e.result, e.error, e.attrs) for e in events])
+
+
+# --- causal parents, not threading -------------------------------------------------------------
+
+def _depth(events: list[RawEvent]) -> dict[str, int]:
+    parent = {e.event_id: e.parent_id for e in events}
+    out: dict[str, int] = {}
+    for eid in parent:
+        n, p = 0, parent[eid]
+        while p is not None and p in parent:
+            n, p = n + 1, parent[p]
+        out[eid] = n
+    return out
+
+
+def _long_session(loops: int) -> list[dict[str, Any]]:
+    """A prompt, ``loops`` turns of one Read each (each line's parentUuid the line before,
+    as Claude Code writes them), a Task whose sub-agent has a prompt and an Edit, then a
+    second prompt with one more turn."""
+    recs: list[dict[str, Any]] = [ask("u1", None, "00", "tidy the repo")]
+    prev = "u1"
+    for i in range(loops):
+        recs.append(say(f"a{i}", prev, "01", f"m{i}", use(f"read{i}", "Read", file_path=f"/r/{i}")))
+        recs.append(answer(f"r{i}", f"a{i}", "02", f"read{i}", f"text {i}"))
+        prev = f"r{i}"
+    recs += [
+        say("at", prev, "03", "mt", use("task1", "Task", prompt="fix x")),
+        ask("s0", None, "04", "fix x", isSidechain=True),
+        say("s1", "s0", "05", "ms1", use("e1", "Edit", file_path="/r/x"), isSidechain=True),
+        answer("s2", "s1", "06", "e1", "edited", isSidechain=True),
+        answer("rt", "at", "07", "task1", "done"),
+        ask("u2", "rt", "08", "now commit"),
+        say("b1", "u2", "09", "mb", use("bash1", "Bash", command="git commit")),
+        answer("rb", "b1", "10", "bash1", "ok"),
+    ]
+    return recs
+
+
+@pytest.mark.parametrize("loops", [1, 40])
+def test_parents_are_turns_and_calls_not_the_thread(tmp_path: Path, loops: int) -> None:
+    events, _ = read(jsonl(tmp_path, *_long_session(loops)))
+    parent = {e.event_id: e.parent_id for e in events}
+    depth = _depth(events)
+    # every turn of the first prompt hangs off it, each Read off its turn
+    assert {parent[f"a{i}"] for i in range(loops)} == {"u1"}
+    assert [parent[f"read{i}"] for i in range(loops)] == [f"a{i}" for i in range(loops)]
+    # the sub-agent's prompt under its Task call, its turn under its prompt
+    assert (parent["task1"], parent["s0"], parent["s1"], parent["e1"]) == (
+        "at", "task1", "s0", "s1")
+    # a new prompt opens a new turn, whatever line it follows
+    assert (parent["u2"], parent["b1"], parent["bash1"]) == (None, "u2", "b1")
+    # the depth does not grow with the session: prompt 0, turn 1, call 2, sub-agent 3-5
+    assert max(depth.values()) == 5 and depth["e1"] == 5 and depth["bash1"] == 2
+
+
+def test_a_sub_agent_file_names_the_run_its_session_file_holds(tmp_path: Path) -> None:
+    # Claude Code 2.1 writes a sub-agent to <session>/subagents/agent-<id>.jsonl: no Task
+    # call in the file, its first line's parentUuid null; the session's file has the
+    # Task call whose result names the agentId, and so the run agent-<id>
+    sub = jsonl(tmp_path, ask("p1", None, "01", "find x", isSidechain=True, agentId="a77"),
+                say("q1", "p1", "02", "mq", use("g1", "Grep", pattern="x"),
+                    isSidechain=True, agentId="a77"),
+                answer("q2", "q1", "03", "g1", "hit", isSidechain=True, agentId="a77"),
+                name="agent-a77.jsonl")
+    parent = {e.event_id: e.parent_id for e in read(sub)[0]}
+    assert parent == {"p1": "agent-a77", "q1": "p1", "g1": "q1"}
+    # a compaction agent is started by no call: its prompt is a root
+    compact = jsonl(tmp_path, ask("c1", None, "01", "summarise", isSidechain=True,
+                                  agentId="acompact-9f"), name="agent-acompact-9f.jsonl")
+    assert [e.parent_id for e in read(compact)[0]] == [None]

@@ -276,11 +276,11 @@ def test_messages_when_a_sample_has_no_events(tmp_path: Path) -> None:
     assert [(e.event_id, e.kind, e.name, e.parent_id, e.status,
              e.attrs.get("workbench.flags")) for e in events] == [
         ("u1", "message", "user", None, "unset", None),
-        ("a1", "llm_call", "gpt-x", None, "ok", None),
+        ("a1", "llm_call", "gpt-x", "u1", "ok", None),  # the prompt's turn
         ("b1", "tool_call", "bash", "a1", "unset", ["unanswered"]),
         ("b2", "tool_call", "bash", "a1", "ok", None),
         ("r9", "tool_call", "bash", None, "error", ["unmatched"]),
-        ("a2", "llm_call", "openai/gpt-test", None, "ok", None),
+        ("a2", "llm_call", "openai/gpt-test", "u1", "ok", None),
     ]
     assert events[3].result == "3"
     assert events[4].error == {"code": "timeout", "message": "took too long"}

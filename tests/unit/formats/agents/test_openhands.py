@@ -99,7 +99,7 @@ def test_actions_and_observations_pair_by_cause(tmp_path: Path) -> None:
     events, [info] = read(write(tmp_path, doc))
     assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events] == [
         ("0", "message", "user", None),
-        ("resp-1", "llm_call", "m-large", None),
+        ("resp-1", "llm_call", "m-large", "0"),  # the turn of the prompt
         ("2", "tool_call", "execute_bash", "resp-1"),
         ("3", "tool_call", "str_replace_editor", "resp-1"),
     ]
@@ -160,7 +160,7 @@ def test_unknown_cause_unanswered_and_finish(tmp_path: Path) -> None:
         ("0", "message", "user", None),
         ("1", "tool_call", "run", None),
         ("2", "tool_call", "run", "77"),        # the dangling cause is kept
-        ("resp-9", "llm_call", "m-large", None),
+        ("resp-9", "llm_call", "m-large", "0"),
         ("3", "tool_call", "finish", "resp-9"),
     ]
     sleep, stray, finish = events[1], events[2], events[4]

@@ -93,11 +93,11 @@ def test_function_calling_steps_become_model_turns_and_tool_calls(tmp_path: Path
     assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events] == [
         ("m0", "message", "system", None),
         ("m1", "message", "user", None),
-        ("step-0", "llm_call", "gpt-4o", None),
+        ("step-0", "llm_call", "gpt-4o", "m1"),  # each turn under the task
         ("call_a", "tool_call", "bash", "step-0"),
-        ("step-1", "llm_call", "gpt-4o", None),
+        ("step-1", "llm_call", "gpt-4o", "m1"),
         ("call_b", "tool_call", "edit", "step-1"),
-        ("step-2", "llm_call", "gpt-4o", None),
+        ("step-2", "llm_call", "gpt-4o", "m1"),
         ("call_c", "tool_call", "submit", "step-2"),
     ]
     bash, edit, submit = (e for e in events if e.kind == "tool_call")
@@ -199,7 +199,7 @@ def test_history_only_pairs_results_by_id_in_any_order(tmp_path: Path) -> None:
     events, [info] = read(write(tmp_path, doc))
     assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events] == [
         ("m0", "message", "system", None), ("m1", "message", "user", None),
-        ("m2", "llm_call", "assistant", None),
+        ("m2", "llm_call", "assistant", "m1"),
         ("c1", "tool_call", "bash", "m2"), ("c2", "tool_call", "open", "m2"),
         ("c3", "tool_call", "bash", "m2"),
         ("m5", "tool_call", "", None)]

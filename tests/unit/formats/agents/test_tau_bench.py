@@ -84,12 +84,12 @@ def test_one_episode(tmp_path: Path) -> None:
     assert [(e.event_id, e.kind, e.name, e.parent_id, e.status) for e in events] == [
         ("m0", "message", "system", None, "unset"),
         ("m1", "message", "user", None, "unset"),
-        ("m2", "llm_call", "assistant", None, "ok"),
+        ("m2", "llm_call", "assistant", "m1", "ok"),  # the prompt's turns
         ("c1", "tool_call", "get_order", "m2", "ok"),
         ("c2", "tool_call", "get_user", "m2", "ok"),
-        ("m5", "llm_call", "assistant", None, "ok"),
+        ("m5", "llm_call", "assistant", "m1", "ok"),
         ("c3", "tool_call", "cancel_order", "m5", "error"),
-        ("m7", "llm_call", "assistant", None, "ok"),
+        ("m7", "llm_call", "assistant", "m1", "ok"),
         ("reward", "receipt", "reward", None, "ok"),
     ]
     by_id = {e.event_id: e for e in events}

@@ -70,11 +70,11 @@ def test_chat_exchange(tmp_path: Path) -> None:
     assert [(e.event_id, e.kind, e.name, e.parent_id) for e in events] == [
         ("m0", "message", "developer", None),
         ("m1", "message", "user", None),
-        ("m2", "llm_call", "assistant", None),
+        ("m2", "llm_call", "assistant", "m1"),  # turns hang off the user prompt
         ("call_1", "tool_call", "get_stock", "m2"),
         ("call_2", "tool_call", "get_stock", "m2"),
         ("call_404", "tool_call", "", None),
-        ("chatcmpl-77", "llm_call", "gpt-4.1-mini-2025-04-14", None),
+        ("chatcmpl-77", "llm_call", "gpt-4.1-mini-2025-04-14", "m1"),
         ("call_3", "tool_call", "get_stock", "chatcmpl-77"),
     ]
     ev = by_id(events)
@@ -168,9 +168,9 @@ def test_responses_exchange(tmp_path: Path) -> None:
     assert [(e.event_id, e.kind, e.name, e.parent_id, e.status) for e in events] == [
         ("m0", "message", "system", None, "unset"),
         ("m1", "message", "user", None, "unset"),
-        ("m2", "llm_call", "assistant", None, "ok"),
+        ("m2", "llm_call", "assistant", "m1", "ok"),
         ("call_a", "tool_call", "get_stock", "m2", "ok"),
-        ("resp_1", "llm_call", "gpt-5-2025-08-07", None, "ok"),
+        ("resp_1", "llm_call", "gpt-5-2025-08-07", "m1", "ok"),
         ("ws_1", "tool_call", "web_search", "resp_1", "ok"),
         ("fs_1", "tool_call", "file_search", "resp_1", "error"),
         ("call_b", "tool_call", "get_stock", "resp_1", "unset"),
@@ -253,9 +253,9 @@ def test_responses_items_as_jsonl(tmp_path: Path) -> None:
     assert OPENAI.sniff(src) == 85
     events, _ = read(src)
     assert [(e.event_id, e.kind, e.parent_id, e.status) for e in events] == [
-        ("m0", "message", None, "unset"), ("m1", "llm_call", None, "ok"),
+        ("m0", "message", None, "unset"), ("m1", "llm_call", "m0", "ok"),
         ("c1", "tool_call", "m1", "unset"), ("c2", "tool_call", "m1", "ok"),
-        ("m2", "llm_call", None, "ok")]
+        ("m2", "llm_call", "m0", "ok")]
 
 
 CHUNKS = [
