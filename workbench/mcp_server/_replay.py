@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import UsageError
+from ..model import REPLAY_OUTCOMES, UsageError
 from ..replay import run_replay
 from ._schemas import ID, PATH, nullable, obj
 from ._tool import Tool, ToolContext
@@ -19,7 +19,7 @@ from ._tool import Tool, ToolContext
 __all__ = ["REPLAY"]
 
 _RUN = obj({
-    "attempt": {"type": "integer"}, "outcome": {"enum": ["reproduced", "clean", "error"]},
+    "attempt": {"type": "integer"}, "outcome": {"enum": list(REPLAY_OUTCOMES)},
     "reproduced": nullable("boolean"), "steps_run": {"type": "integer"},
     "steps": {"type": "integer"}, "signature": nullable("string"),
     "trace_id": nullable("string"), "error": {"type": ["object", "null"]},
