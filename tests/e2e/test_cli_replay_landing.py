@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.e2e.test_cli_replay import KEY_VAR, _found, _group
+from tests.e2e.test_cli_replay import KEY_VAR, _found, _group, record
 from tests.support import run
 from tests.unit.invariants.service import DOC, TOKEN, running
 from workbench.store import Store
@@ -117,3 +121,89 @@ def test_a_contract_server_answering_501_is_not_a_clean_replay(
         assert "the contract server holds no recorded exchange for it" in d["message"]
         assert d["message"].endswith("is --target's base path right?")
     assert doc["status"] == "open" and _group(capsys, store, sig)["status"] == "open"
+
+
+@contextmanager
+def gateway_without_its_service() -> Iterator[str]:
+    """A loopback gateway whose service is down: 503 to everything."""
+    class Down(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _down(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            data = b'{"message": "no healthy upstream"}'
+            self.send_response(503)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _down
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Down)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)
+
+
+def _server_error(capsys, tmp_path, url, api, har: Path) -> tuple[Path, str]:
+    """The recording ingested in ``prod`` and judged: no_server_error's signature."""
+    store = tmp_path / "store"
+    assert run(capsys, "ingest", har, "--env", "prod", "--store", store, "--json")[0] == 0
+    code, out, _ = run(capsys, "invariants", api, "--store", store, "--json")
+    assert code == 1
+    (sig,) = {f["signature"] for f in json.loads(out)["findings"]
+              if f["rule"] == "no_server_error"}
+    return store, sig
+
+
+WRONG_TYPE = ("POST", "/orders", {"sku": "A-1", "quantity": "2"}, None)
+
+
+def test_a_gateway_5xx_is_not_the_service_reproducing_its_5xx(capsys, tmp_path, api,
+                                                              token):
+    with running({"500_on_type"}) as (url, svc):
+        har = record(url, tmp_path / "run.har", [WRONG_TYPE])
+        store, sig = _server_error(capsys, tmp_path, url, api, har)
+        with gateway_without_its_service() as down:
+            rc, doc, err = _replay(capsys, store, sig, down, token)
+        # the 503 breaks no_server_error too, on a step that never reached the service
+        assert rc == 2 and err.startswith("error[REPLAY_DIVERGED]: step 1: POST /orders "
+                                          "answered 503 where the recording had 500: the "
+                                          "target answered for a service it could not reach")
+        assert [(r["outcome"], r["signature"]) for r in doc["runs"]] == [("diverged", sig)] * 3
+        # the service itself, bug on: 500 as recorded, reproduced
+        rc, doc, _ = _replay(capsys, store, sig, url, token)
+        assert rc == 1 and [r["outcome"] for r in doc["runs"]] == ["reproduced"] * 3
+        # fixed: a 400 where the recording had 500 landed, and is clean
+        svc.bugs.discard("500_on_type")
+        rc, doc, _ = _replay(capsys, store, sig, url, token)
+        assert rc == 0 and [r["outcome"] for r in doc["runs"]] == ["clean"] * 3
+        assert [r["divergence"] for r in doc["runs"]] == [None] * 3
+        assert doc["status"] == "fixed"
+
+
+def test_a_break_on_steps_that_landed_reproduces_though_a_later_step_diverged(
+        capsys, tmp_path, api, token):
+    with running({"500_on_type"}) as (url, _):
+        har = record(url, tmp_path / "run.har", [WRONG_TYPE, ("GET", "/orders/o1", None, None)])
+        doc = json.loads(har.read_text())  # read where that order existed
+        doc["log"]["entries"][1]["request"]["url"] = url + "/orders/o404"
+        har.write_text(json.dumps(doc))
+        store, sig = _server_error(capsys, tmp_path, url, api, har)
+        rc, doc, _ = _replay(capsys, store, sig, url, token)
+        assert rc == 1 and [r["outcome"] for r in doc["runs"]] == ["reproduced"] * 3
+        want = ("GET /orders/o404 answered 404 where the recording had 200: is --target's "
+                "base path right?")
+        assert {r["divergence"]["message"] for r in doc["runs"]} == {want}
+        assert [(r["outcome"], r["reproduced"], r["diverged_step"], r["error_code"])
+                for r in _rows(store)] == [("reproduced", True, 2, None)] * 3
+        rc, out, _ = run(capsys, "replay", sig, "--target", url, "--auth-env", token,
+                         "--attempts", "1", "--store", store)
+        assert rc == 1 and f"(step 2 did not land: {want}; the finding's steps did)" in out
