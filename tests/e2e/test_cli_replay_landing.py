@@ -207,3 +207,105 @@ def test_a_break_on_steps_that_landed_reproduces_though_a_later_step_diverged(
         rc, out, _ = run(capsys, "replay", sig, "--target", url, "--auth-env", token,
                          "--attempts", "1", "--store", store)
         assert rc == 1 and f"(step 2 did not land: {want}; the finding's steps did)" in out
+
+
+POLLY = Path(__file__).parents[1] / "corpus" / "pollyjs-request-order" / "recording.har"
+# a rule its author wrote without thinking of DELETE: the recording breaks it at step 5
+POLLY_RULES = """version: 1
+rules:
+  read-after-write:
+    description: a GET of a key finds what an earlier POST of that key stored
+    never:
+      event: {kind: http, where: {args.method: GET, result.status: 404}}
+      after: {kind: http, where: {args.method: POST, result.status: 200}}
+      same: [args.path]
+"""
+
+
+@contextmanager
+def polly_db() -> Iterator[str]:
+    """A loopback stand-in of Polly.JS's test server's ``/api/db/:id`` routes."""
+    db: dict[str, bytes] = {}
+
+    class Db(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _answer(self, status: int, data: bytes = b"") -> None:
+            self.send_response(status)
+            if data:
+                self.send_header("content-type", "application/json; charset=utf-8")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _key(self) -> str | None:
+            head, _, key = self.path.partition("?")[0].rpartition("/")
+            return key if head == "/api/db" and key else None
+
+        def do_GET(self) -> None:
+            key = self._key()
+            self._answer(200, db[key]) if key in db else self._answer(404)
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            key = self._key()
+            if key is None:
+                return self._answer(404)
+            db[key] = body
+            return self._answer(200, body)
+
+        def do_DELETE(self) -> None:
+            key = self._key()
+            if key is None:
+                return self._answer(404)
+            db.pop(key, None)
+            return self._answer(200)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Db)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)
+
+
+def test_a_real_polly_recording_replayed_one_segment_off(capsys, tmp_path,
+                                                          contract_server):
+    store, rules = tmp_path / "store", tmp_path / "db.rules.yaml"
+    rules.write_text(POLLY_RULES)
+    assert run(capsys, "ingest", POLLY, "--store", store)[0] == 0
+    code, out, _ = run(capsys, "check", rules, "--store", store, "--json")
+    (sig,) = {f["signature"] for f in json.loads(out)["findings"]}
+    assert code == 1
+
+    def replay(target: str) -> tuple[int, Any]:
+        rc, out, _ = run(capsys, "replay", sig, "--target", target, "--rules", rules,
+                         "--store", store, "--json")
+        return rc, json.loads(out)
+
+    with polly_db() as url:
+        rc, doc = replay(url)  # the same service: every step lands, the break is back
+        assert rc == 1 and [r["outcome"] for r in doc["runs"]] == ["reproduced"] * 3
+        assert [r["divergence"] for r in doc["runs"]] == [None] * 3
+        rc, doc = replay(url + "/v1")
+    # the 404s of steps 1 and 5 are as recorded; the POST is the first that did not land
+    assert rc == 2 and [r["outcome"] for r in doc["runs"]] == ["diverged"] * 3
+    d = doc["runs"][0]["divergence"]
+    assert (d["step"], d["method"], d["recorded"], d["answered"]) == (2, "POST", 200, 404)
+    assert d["path"].startswith("/v1/api/db/-pollyjs_2160168770%2Fadapter-node-http")
+    assert d["message"].endswith("answered 404 where the recording had 200: is --target's "
+                                 "base path right?")
+    # the recording served by the contract server: one segment off, all unmatched
+    server = contract_server(POLLY)
+    rc, doc = replay(server.url + "/v1")
+    assert rc == 2 and [r["outcome"] for r in doc["runs"]] == ["diverged"] * 3
+    d = doc["runs"][0]["divergence"]
+    assert (d["step"], d["method"], d["recorded"], d["answered"]) == (1, "GET", 404, 501)
+    assert "the contract server holds no recorded exchange for it; the closest, GET " \
+        "/api/db/" in d["message"] and d["message"].endswith(
+            "differs in path): is --target's base path right?")
+    assert _group(capsys, store, sig)["status"] == "open"
