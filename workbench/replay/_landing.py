@@ -4,11 +4,12 @@ reached no operation there where the recording had another answer. Only an attem
 steps all landed can be evidence that a failure is gone (docs/replay.md, "Did the steps
 land?").
 
-A step **did not land** when (its answer's status differs from the recorded one and):
+A step **did not land** when the target is a ``workbench serve`` contract server that
+answered it with its ``501`` "no matching exchange" (whatever the recording had), or
+when its answer's status differs from the recorded one and:
 
-* the target answered ``404``, ``405`` or ``501``: no such route or method there (a
-  ``workbench serve`` contract server answers ``501`` to a request it holds no recorded
-  exchange for, and names the closest one);
+* the target answered ``404``, ``405`` or ``501``: no such route or method there (the
+  contract server's ``501`` names the closest recorded exchange);
 * it answered ``502``, ``503`` or ``504``: a gateway answered for a service it could
   not reach;
 * it answered a redirect (``3xx``) where the recording had none: the request was sent
@@ -80,10 +81,10 @@ def stopped_at(step: int, old: Exchange, new: Exchange | None, message: str) -> 
 def _cause(old: Exchange, new: Exchange) -> str | None:
     """`` (detail): likely cause`` when ``new`` did not land, else None."""
     a, r = new.status, old.status
-    if a is None or a == r:
+    note, fields = _contract_miss(new.resp_body) if a == 501 else ("", [])
+    if a is None or (a == r and not note):
         return None
     if a in _NO_ROUTE:
-        note, fields = _contract_miss(new.resp_body)
         if fields and "path" not in fields and "method" not in fields:
             return f"{note}: does the contract server hold the recording these steps came from?"
         return f"{note}: {_BASE}"

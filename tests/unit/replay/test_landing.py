@@ -52,6 +52,9 @@ def _miss(*diffs: tuple[str, Any, Any]) -> dict[str, Any]:
      "the contract server hold the recording these steps came from?"),
     (_x(201), _x(501),                        # a 501 of any other server
      f"POST /orders answered 501 where the recording had 201: {BASE}"),
+    (_x(501), _x(501, body=_miss(("path", "/orders", "/orders/"))),  # a miss, even so
+     "POST /orders answered 501 where the recording had 501 (the contract server holds "
+     f"no recorded exchange for it; the closest, POST /orders, differs in path): {BASE}"),
     # a gateway without its service; a redirect
     (_x(201), _x(503),
      "POST /orders answered 503 where the recording had 201: the target answered for a "
