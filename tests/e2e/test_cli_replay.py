@@ -16,13 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
 from tests.support import run, snapshot
-from tests.unit.invariants.service import DOC, TOKEN, running
+from tests.unit.invariants.service import TOKEN, running
 from workbench.store import Store
-
-KEY_VAR = "WB_TEST_ORDERS_TOKEN"
 
 
 def record_run(url: str, path: Path, key: str, token: str = TOKEN) -> Path:
@@ -83,19 +80,6 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, Any]:
 def _group(capsys: pytest.CaptureFixture[str], store: Path, sig: str) -> dict[str, Any]:
     _, doc = _json(capsys, "findings", "--group", "--store", store)
     return next(g for g in doc["groups"] if g["signature"] == sig)
-
-
-@pytest.fixture
-def api(tmp_path: Path) -> Path:
-    p = tmp_path / "openapi.yaml"
-    p.write_text(yaml.safe_dump(DOC))
-    return p
-
-
-@pytest.fixture
-def token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_VAR, TOKEN)
-    return KEY_VAR
 
 
 def _found(capsys, tmp_path, url, api, env="prod", name="run.har") -> tuple[Path, str]:

@@ -17,25 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.e2e.test_cli_replay import KEY_VAR, _found, _group, record
+from tests.e2e.test_cli_replay import _found, _group, record
 from tests.support import run
-from tests.unit.invariants.service import DOC, TOKEN, running
+from tests.unit.invariants.service import running
 from workbench.store import Store
-
-
-@pytest.fixture
-def api(tmp_path: Path) -> Path:
-    p = tmp_path / "openapi.yaml"
-    p.write_text(yaml.safe_dump(DOC))
-    return p
-
-
-@pytest.fixture
-def token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_VAR, TOKEN)
-    return KEY_VAR
 
 
 def _replay(capsys: pytest.CaptureFixture[str], store: Path, sig: str, target: str,
@@ -124,6 +110,20 @@ def test_a_contract_server_answering_501_is_not_a_clean_replay(
 
 
 @contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """``handler`` answering on 127.0.0.1; its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=30)
+
+
+@contextmanager
 def gateway_without_its_service() -> Iterator[str]:
     """A loopback gateway whose service is down: 503 to everything."""
     class Down(BaseHTTPRequestHandler):
@@ -141,15 +141,8 @@ def gateway_without_its_service() -> Iterator[str]:
 
         do_GET = do_POST = _down
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Down)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=30)
+    with serving(Down) as url:
+        yield url
 
 
 def _server_error(capsys, tmp_path, url, api, har: Path) -> tuple[Path, str]:
@@ -262,15 +255,8 @@ def polly_db() -> Iterator[str]:
             db.pop(key, None)
             return self._answer(200)
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Db)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=30)
+    with serving(Db) as url:
+        yield url
 
 
 def test_a_real_polly_recording_replayed_one_segment_off(capsys, tmp_path,
