@@ -58,6 +58,8 @@ def test_a_target_one_segment_off_never_closes_the_group(capsys, tmp_path, api, 
         group = _group(capsys, store, sig)
         assert (group["status"], group["last_replay"], group["last_replay_note"]) == (
             "open", "diverged", f"step 1: {want}")
+        out = run(capsys, "findings", "--group", "--store", store)[1]
+        assert out.rstrip().endswith(f"{sig}: last replay diverged: step 1: {want}")
         # the text says the same
         rc, out, err = run(capsys, "replay", sig, "--target", url + "/v1", "--auth-env",
                            token, "--attempts", "1", "--store", store)
