@@ -16,23 +16,31 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-import yaml
 
 from tests.support import run, snapshot
-from tests.unit.invariants.service import DOC, TOKEN, running
+from tests.unit.invariants.service import TOKEN, running
 from workbench.store import Store
-
-KEY_VAR = "WB_TEST_ORDERS_TOKEN"
 
 
 def record_run(url: str, path: Path, key: str, token: str = TOKEN) -> Path:
     """What an agent's HTTP client recorded: a create retried after a dropped answer
     (same Idempotency-Key), a read of the id the create returned, a list — as HAR."""
+    new = {"sku": "A-1", "quantity": 2}
+    return record(url, path, [("POST", "/orders", new, {"Idempotency-Key": key}),
+                              ("POST", "/orders", new, {"Idempotency-Key": key}),
+                              ("GET", "/orders/{0[id]}", None, None),
+                              ("GET", "/orders?limit=2", None, None)], token)
+
+
+def record(url: str, path: Path, calls: list[tuple[str, str, Any, dict[str, str] | None]],
+           token: str = TOKEN) -> Path:
+    """The calls sent to ``url`` and written as a HAR at ``path``: (method, target, JSON
+    body or None, more headers); ``{0[id]}`` in a target is the first answer's id."""
     entries: list[dict[str, Any]] = []
     parts = urlsplit(url)
-
-    def call(method: str, target: str, body: Any = None, headers: dict[str, str] | None = None
-             ) -> Any:
+    answers: list[Any] = []
+    for method, target, body, headers in calls:
+        target = target.format(*answers) if "{" in target else target
         hdrs = {"authorization": token, "accept": "application/json", **(headers or {})}
         data = None if body is None else json.dumps(body)
         if data is not None:
@@ -58,12 +66,7 @@ def record_run(url: str, path: Path, key: str, token: str = TOKEN) -> Path:
                                                  "mimeType": "application/json"},
                                      "redirectURL": "", "headersSize": -1, "bodySize": -1},
                         "cache": {}, "timings": {"send": 0, "wait": 2, "receive": 0}})
-        return json.loads(raw)
-
-    made = call("POST", "/orders", {"sku": "A-1", "quantity": 2}, {"Idempotency-Key": key})
-    call("POST", "/orders", {"sku": "A-1", "quantity": 2}, {"Idempotency-Key": key})
-    call("GET", f"/orders/{made['id']}")
-    call("GET", "/orders?limit=2")
+        answers.append(json.loads(raw))
     path.write_text(json.dumps({"log": {"version": "1.2", "creator": {"name": "agent"},
                                         "entries": entries}}))
     return path
@@ -77,19 +80,6 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, Any]:
 def _group(capsys: pytest.CaptureFixture[str], store: Path, sig: str) -> dict[str, Any]:
     _, doc = _json(capsys, "findings", "--group", "--store", store)
     return next(g for g in doc["groups"] if g["signature"] == sig)
-
-
-@pytest.fixture
-def api(tmp_path: Path) -> Path:
-    p = tmp_path / "openapi.yaml"
-    p.write_text(yaml.safe_dump(DOC))
-    return p
-
-
-@pytest.fixture
-def token(monkeypatch: pytest.MonkeyPatch) -> str:
-    monkeypatch.setenv(KEY_VAR, TOKEN)
-    return KEY_VAR
 
 
 def _found(capsys, tmp_path, url, api, env="prod", name="run.har") -> tuple[Path, str]:

@@ -211,3 +211,41 @@ def test_replay_over_stdio_reproduces_then_closes_a_group(tmp_path, capsys):
     doc = second.structured_content
     assert doc["reproduced"] is False and doc["status"] == "fixed"
     assert [g["signature"] for g in after.structured_content["groups"]] == [group["signature"]]
+
+
+def test_replay_over_stdio_says_which_step_did_not_land(tmp_path, capsys):
+    """A target one path segment off, over MCP: every attempt ``diverged`` with the
+    same first step and cause as the CLI shows, the group stays ``open`` and
+    ``list_groups`` carries the note (docs/replay.md, "Did the steps land?")."""
+    from tests.e2e.test_cli_replay import _found
+    from tests.unit.invariants.service import DOC, TOKEN, running
+
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(DOC))
+    with running({"double_create"}) as (url, _):  # the bug is still there
+        _found(capsys, tmp_path, url, tmp_path / "openapi.yaml")
+
+        async def calls(s):
+            await s.initialize()
+            (group,) = (await s.call_tool("list_groups", {"rule": "idempotent_retry"})
+                        ).structured_content["groups"]
+            args = {"finding": group["signature"], "target": url + "/v1",
+                    "auth_env": ["WB_MCP_ORDERS_TOKEN"]}
+            first = await s.call_tool("replay", args)
+            second = await s.call_tool("replay", args)
+            after = await s.call_tool("list_groups", {"rule": "idempotent_retry"})
+            return first, second, after
+        first, second, after = session(tmp_path, calls, env={"WB_MCP_ORDERS_TOKEN": TOKEN})
+    want = ("POST /v1/orders answered 404 where the recording had 201: is --target's base "
+            "path right?")
+    for result in (first, second):
+        doc = result.structured_content
+        assert not result.is_error and doc["reproduced"] is None and doc["status"] == "open"
+        assert [r["outcome"] for r in doc["runs"]] == ["diverged"] * 3
+        assert {json.dumps(r["divergence"], sort_keys=True) for r in doc["runs"]} == {
+            json.dumps({"step": 1, "method": "POST", "path": "/v1/orders", "recorded": 201,
+                        "answered": 404, "message": want}, sort_keys=True)}
+        assert doc["error"]["code"] == "REPLAY_DIVERGED"
+        assert doc["error"]["message"] == f"step 1: {want}"
+    (group,) = after.structured_content["groups"]
+    assert (group["status"], group["last_replay"], group["last_replay_note"]) == (
+        "open", "diverged", f"step 1: {want}")

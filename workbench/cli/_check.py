@@ -168,12 +168,12 @@ def run_findings(args: argparse.Namespace) -> int:
         table = store.sql(f"SELECT * FROM finding_groups{cond} ORDER BY last_seen DESC, "
                           "signature", params)
         rows = [finding_json(r) for r in to_rows(table)]
-        emit(args, {"groups": rows}, lambda: render_table(
+        emit(args, {"groups": rows}, lambda: "\n".join([render_table(
             ["signature", "rule", "count", "runs", "traces", "env", "status", "last replay",
              "where", "example"],
             [[r["signature"], r["rule"], r["count"], r["runs"], r["traces"], r["env"],
-              r["status"], _last_replay(r), _where(r), r["example"]] for r in rows])
-            if rows else "no findings recorded")
+              r["status"], _last_replay(r), _where(r), r["example"]] for r in rows]),
+            *_notes(rows)]) if rows else "no findings recorded")
         return 0
     table = store.sql(f"SELECT * FROM findings{cond} ORDER BY checked_at DESC, rule, "
                       "trace_id, seq", params)
@@ -189,6 +189,13 @@ def _last_replay(row: dict[str, Any]) -> str:
     if not row.get("last_replay"):
         return "-"
     return f"{row['last_replay']} {str(row['last_replay_at'])[:19].replace('T', ' ')}"
+
+
+def _notes(rows: list[dict[str, Any]]) -> list[str]:
+    """Why a group's last replay observed nothing (docs/replay.md): the step that did not
+    land and the likely cause, or the error."""
+    return [f"{r['signature']}: last replay {r['last_replay']}: {r['last_replay_note']}"
+            for r in rows if r.get("last_replay_note")]
 
 
 def _where(row: dict[str, Any]) -> str:

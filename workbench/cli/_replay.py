@@ -18,7 +18,9 @@ EXAMPLE = """examples:
       staging.example.com --auth-env x-api-key=STAGING_KEY
   workbench replay 3f2a9c1e --target http://127.0.0.1:8080 --oracle-cmd 'python run.py {trace}'
 exit status: 0 not reproduced in any attempt; 1 reproduced in at least one; 2 bad input,
-or no attempt observed a result (the attempts are still recorded as outcome error)
+or no attempt observed a result (the attempts are still recorded, as outcome error or
+diverged: a step answered 404/405/501 or a redirect where the recording had another
+answer, or nobody answered)
 """
 
 
@@ -75,10 +77,15 @@ def _text(r: ReplayResult) -> str:
                 if r.regenerated else "")]
     for run in r.runs:
         line = f"  attempt {run.attempt}: {run.outcome:<10} {run.steps_run}/{run.steps} steps"
-        if run.error_code:
+        d = run.divergence
+        if run.outcome == "diverged" and d is not None:
+            line += f"  at step {d.step}: {d.message}"
+        elif run.error_code:
             line += f"  error[{run.error_code}]: {run.error_message}"
         elif run.signature and not run.reproduced:
             line += f"  (another finding: {run.signature})"
+        if run.reproduced and d is not None:
+            line += f"\n    (step {d.step} did not land: {d.message}; the finding's steps did)"
         if run.tokens_sent:
             shown = ", ".join(map(str, run.tokens_sent[:8]))
             more = f" and {len(run.tokens_sent) - 8} more" if len(run.tokens_sent) > 8 else ""
@@ -86,7 +93,10 @@ def _text(r: ReplayResult) -> str:
                      "could not be regenerated from the seed (not a faithful replay)")
         lines.append(line)
     verdict = {True: "reproduced", False: "not reproduced", None: "nothing observed"}
-    lines.append(f"{verdict[r.reproduced]}; group {p.signature} is {r.status}")
+    said = verdict[r.reproduced]
+    if r.reproduced is None and any(run.outcome == "diverged" for run in r.runs):
+        said = "no attempt landed"
+    lines.append(f"{said}; group {p.signature} is {r.status}")
     return "\n".join(lines)
 
 
@@ -101,6 +111,6 @@ def run(args: argparse.Namespace) -> int:
     if err is not None:
         sys.stderr.write(f"error[{err.error_code}]: {err.error_message}\n  hint: "
                          f"{OUTCOME_CODES.get(err.error_code or '', '')}; the attempt is "
-                         "recorded with outcome error\n")
+                         f"recorded with outcome {err.outcome}\n")
         return 2
     return 1 if result.reproduced else 0

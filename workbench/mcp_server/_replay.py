@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..model import UsageError
+from ..model import REPLAY_OUTCOMES, UsageError
 from ..replay import run_replay
 from ._schemas import ID, PATH, nullable, obj
 from ._tool import Tool, ToolContext
@@ -19,13 +19,23 @@ from ._tool import Tool, ToolContext
 __all__ = ["REPLAY"]
 
 _RUN = obj({
-    "attempt": {"type": "integer"}, "outcome": {"enum": ["reproduced", "clean", "error"]},
+    "attempt": {"type": "integer"}, "outcome": {"enum": list(REPLAY_OUTCOMES)},
     "reproduced": nullable("boolean"), "steps_run": {"type": "integer"},
     "steps": {"type": "integer"}, "signature": nullable("string"),
     "trace_id": nullable("string"), "error": {"type": ["object", "null"]},
     "tokens_sent": {"type": "array", "items": {"type": "integer"},
                     "description": "steps (1-based) sent with a redaction token still in "
                                    "their path, query or body: not a faithful replay"},
+    "divergence": {
+        "type": ["object", "null"],
+        "properties": {"step": {"type": "integer"}, "method": {"type": "string"},
+                       "path": {"type": "string"}, "recorded": nullable("integer"),
+                       "answered": nullable("integer"), "message": {"type": "string"}},
+        "description": "the first step (1-based) that did not land on the operation it "
+                       "was recorded against (a 404/405/501, a redirect or a 502-504 "
+                       "where the recording had another answer), or at which the attempt "
+                       "stopped (answered null): the path as sent, both statuses and the "
+                       "likely cause; null when every step landed"},
 }, ("attempt", "outcome", "reproduced", "steps_run", "signature"))
 
 
@@ -53,10 +63,17 @@ REPLAY = Tool(
     "its seed (each proved against its token; `runs[].tokens_sent` names steps sent "
     "with a token), each attempt is recorded as a trace in `env` (default: the "
     "finding's own) and judged by the same rule or invariant, and appended to the store's "
-    "replays. `reproduced`: true if any attempt found the same signature, false if every "
-    "observed attempt was clean, null if none observed anything (`error` says why). "
+    "replays. An attempt is `clean` only when every step landed on the operation it was "
+    "recorded against and the judge found nothing; a step answered 404/405/501 (a "
+    "contract server's unmatched answer), a redirect or 502-504 where the recording had "
+    "another answer makes it `diverged`, and `runs[].divergence` names that step and the "
+    "likely cause (\"POST /v1/orders answered 404 where the recording had 201: is "
+    "--target's base path right?\"); no answer at all is `error`. `reproduced`: true if "
+    "any attempt found the same signature on steps that landed, false if every observed "
+    "attempt was clean, null if none observed anything (`error` says why). "
     "`status`: the group's status after it — `fixed` only after 3 clean replays in the "
-    "environment the finding came from. `finding`: a finding id or a group's signature. "
+    "environment the finding came from (diverged and error attempts count for nothing). "
+    "`finding`: a finding id or a group's signature. "
     "Writing steps go only to a loopback target or a host named in `allow_writes`; "
     "credentials come from the server's environment variables named in `auth_env` "
     "(`VAR` for the Authorization header, `HEADER=VAR` for another).",

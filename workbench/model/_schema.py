@@ -105,9 +105,10 @@ _FINDING_COLUMNS = (
 )
 
 
-#: what one replay attempt observed: the finding's signature again, not it, or nothing
-#: (an ``error`` row claims no result: ``reproduced`` is null)
-REPLAY_OUTCOMES: tuple[str, ...] = ("reproduced", "clean", "error")
+#: what one replay attempt observed: the finding's signature again, not it with every step
+#: landed, steps that did not land on what they were recorded against, or nothing (a
+#: ``diverged`` or ``error`` row claims no result: ``reproduced`` is null)
+REPLAY_OUTCOMES: tuple[str, ...] = ("reproduced", "clean", "diverged", "error")
 
 _REPLAY_COLUMNS = (
     Column("replay_id", pa.string(), False, "the replay run; its attempts share it"),
@@ -128,9 +129,14 @@ _REPLAY_COLUMNS = (
     Column("observed_signature", pa.string(), True, "the signature found (the rule's "
            "finding in the replay, where one was)"),
     Column("trace_id", pa.string(), True, "the replay's recorded trace"),
-    Column("error_code", pa.string(), True, "why nothing was observed (outcome error)"),
+    Column("error_code", pa.string(), True, "why nothing was observed (outcome error, "
+           "or REPLAY_DIVERGED)"),
     Column("error_message", pa.string(), True, "the same in words (redacted)"),
     Column("seconds", pa.float64(), False, "time spent on the attempt"),
+    Column("diverged_step", pa.int64(), True, "the first step (1-based) that did not land "
+           "on what it was recorded against, or at which the attempt stopped"),
+    Column("divergence", pa.string(), True, "that step: what it was answered and the "
+           "likely cause"),
 )
 
 

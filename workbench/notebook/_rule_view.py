@@ -44,7 +44,8 @@ class FindingGroup:
     severity: str
     findings: tuple[Finding, ...]
     status: str = "open"            # the store's finding_groups.status (docs/replay.md)
-    last_replay: str = ""           # "clean 2026-05-01 10:00 in staging (URL)", or ""
+    last_replay: str = ""           # "clean 2026-05-01 10:00 in staging (URL)", or ""; a
+    #                                 diverged or error one adds ": step N: …" (its note)
 
     @property
     def example(self) -> str:
@@ -59,7 +60,8 @@ def _life(store: Store | None, groups: list[FindingGroup]) -> list[FindingGroup]
     from ..store import to_rows
     rows = {r["signature"]: r for r in to_rows(store.sql(
         "SELECT signature, status, last_replay, last_replay_at, last_replay_env, "
-        "last_replay_target FROM finding_groups WHERE list_contains(?, signature)",
+        "last_replay_target, last_replay_note FROM finding_groups "
+        "WHERE list_contains(?, signature)",
         [[g.signature for g in groups]]))}
     out = []
     for g in groups:
@@ -69,7 +71,8 @@ def _life(store: Store | None, groups: list[FindingGroup]) -> list[FindingGroup]
             continue
         last = "" if not r["last_replay"] else (
             f"{r['last_replay']} {str(r['last_replay_at'])[:16]} in {r['last_replay_env']} "
-            f"({r['last_replay_target']})")
+            f"({r['last_replay_target']})"
+            + (f": {r['last_replay_note']}" if r["last_replay_note"] else ""))
         out.append(dataclasses.replace(g, status=r["status"], last_replay=last))
     return out
 

@@ -10,7 +10,7 @@
                                     REPLAY_NO_STEPS
 
 What an attempt could not observe is not raised but recorded as its outcome ``error``
-with one of ``OUTCOME_CODES`` (docs/replay.md).
+(or ``diverged``: ``REPLAY_DIVERGED``) with one of ``OUTCOME_CODES`` (docs/replay.md).
 """
 
 from __future__ import annotations
@@ -29,6 +29,10 @@ OUTCOME_CODES: dict[str, str] = {
     "REPLAY_TIMEOUT": "the target did not answer within --timeout",
     "ORACLE_UNRESOLVED": "--oracle-cmd exited with neither 0 nor 1, or timed out",
     "LIMIT_EXCEEDED": "an answer was larger than the limit answer_bytes (docs/cli.md)",
+    "REPLAY_DIVERGED": "a step did not land on the operation it was recorded against (a "
+                       "404, 405 or 501, a redirect or a gateway's 502-504 where the "
+                       "recording had another answer): the attempt says nothing about the "
+                       "finding (docs/replay.md, Did the steps land?)",
     "TOKENS_SENT": "the attempt came back clean but sent redaction tokens where values were "
                    "recorded (not drawn again from a probe's seed): a clean answer to other "
                    "inputs says nothing about the bug (docs/replay.md, Generated inputs)",

@@ -21,14 +21,15 @@ from typing import Any
 import pyarrow as pa
 
 from ..ingest import check_env, ingest
-from ..invariants import exchanges_of
+from ..invariants import Exchange, exchanges_of
 from ..minimize import command_oracle
 from ..model import REPLAYS, Trace, UsageError
 from ..redact import masked
 from ..store import Store, to_rows
 from ._errors import OUTCOME_CODES, ReplayInputError
-from ._find import Picked, judge_for, pick, spec_for
+from ._find import Judge, Picked, judge_for, pick, spec_for
 from ._har import har_of
+from ._landing import Divergence, divergences, stopped_at
 from ._regen import regenerate
 from ._send import Attempt, play, steps_of
 from ._target import Target, credentials, parse_target
@@ -40,7 +41,9 @@ MAX_ATTEMPTS = 20
 
 @dataclass
 class ReplayRun:
-    """One attempt: what it observed (``reproduced`` None when it observed nothing)."""
+    """One attempt: what it observed (``reproduced`` None when it observed nothing:
+    ``error``, or ``diverged`` when a step did not land; ``divergence`` names the first
+    step that did not land, or at which the attempt stopped)."""
 
     attempt: int
     started_at: dt.datetime
@@ -54,12 +57,14 @@ class ReplayRun:
     error_message: str | None = None
     seconds: float = 0.0
     tokens_sent: list[int] = field(default_factory=list)
+    divergence: Divergence | None = None  # the first step that did not land
 
     def to_json(self) -> dict[str, Any]:
         return {"attempt": self.attempt, "outcome": self.outcome,
                 "reproduced": self.reproduced, "steps_run": self.steps_run,
                 "steps": self.steps, "signature": self.signature, "trace_id": self.trace_id,
                 "tokens_sent": self.tokens_sent,
+                "divergence": None if self.divergence is None else self.divergence.to_json(),
                 "error": None if self.error_code is None else
                 {"code": self.error_code, "message": self.error_message},
                 "started_at": self.started_at.isoformat(), "seconds": round(self.seconds, 3)}
@@ -83,7 +88,7 @@ class ReplayResult:
     @property
     def reproduced(self) -> bool | None:
         """True if any attempt reproduced; False if every observed attempt was clean;
-        None if no attempt observed anything."""
+        None if no attempt observed anything (each an ``error`` or ``diverged``)."""
         seen = [r.reproduced for r in self.runs if r.reproduced is not None]
         return any(seen) if seen else None
 
@@ -203,24 +208,49 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
         run = ReplayRun(n, at, "error", None, len(steps), len(attempt.exchanges),
                         trace_id=traces.get(n), seconds=attempt.seconds,
                         tokens_sent=[s for s in regen.tokens if s <= len(attempt.exchanges)])
-        if attempt.error_code is not None:
-            run.error_code = attempt.error_code
-            run.error_message = masked(attempt.error_message or "")
-        else:
-            found = judge(recorded[traces[n]])
-            same = [f for f in found if f.signature == picked.signature]
-            run.reproduced = bool(same)
-            run.outcome = "reproduced" if same else "clean"
-            seen = same or found
-            run.signature = seen[0].signature if seen else None
-            if not same and run.tokens_sent:  # clean, but not on the recorded inputs
-                run.outcome, run.reproduced, run.error_code = "error", None, "TOKENS_SENT"
-                run.error_message = (
-                    f"step(s) {', '.join(map(str, run.tokens_sent))} were sent with "
-                    "redaction tokens in place of the recorded values (none could be drawn "
-                    "again from a probe's seed and proved); the clean answer counts for "
-                    "nothing")
+        _judge(run, attempt, [s.exchange for s in steps],
+               recorded[traces[n]] if n in traces else None, judge, picked.signature)
         result.runs.append(run)
+
+
+def _judge(run: ReplayRun, attempt: Attempt, sent: list[Exchange], trace: Trace | None,
+           judge: Judge, signature: str) -> None:
+    """The attempt's outcome (docs/replay.md, "Did the steps land?"): ``reproduced``
+    when the signature came back on steps that landed; else ``error`` when it stopped
+    without an answer, ``diverged`` when a step did not land, ``error`` when it sent
+    redaction tokens, and ``clean`` only when every step landed and the judge found
+    nothing of the signature."""
+    missed = divergences(sent, attempt.exchanges)
+    if attempt.error_code is not None and attempt.stopped is not None:
+        i = attempt.stopped
+        new = attempt.exchanges[i] if i < len(attempt.exchanges) else None
+        missed.append(stopped_at(i + 1, sent[i], new, masked(attempt.error_message or "")))
+    run.divergence = missed[0] if missed else None
+    found = judge(trace) if trace is not None else []
+    # a finding counts only on steps that landed: a 404 may break a rule of its own
+    steps = {x.event_id: i + 1 for i, x in enumerate(exchanges_of(trace))} if trace else {}
+    off = {d.step for d in missed}
+    same = [f for f in found if f.signature == signature
+            and not any(steps.get(e, 0) in off for e in f.event_ids)]
+    seen = same or found
+    run.signature = seen[0].signature if seen else None
+    if same:
+        run.outcome, run.reproduced = "reproduced", True
+    elif attempt.error_code is not None:
+        run.error_code = attempt.error_code
+        run.error_message = masked(attempt.error_message or "")
+    elif run.divergence is not None:
+        run.outcome, run.error_code = "diverged", "REPLAY_DIVERGED"
+        run.error_message = f"step {run.divergence.step}: {run.divergence.message}"
+    elif run.tokens_sent:  # clean, but not on the recorded inputs
+        run.error_code = "TOKENS_SENT"
+        run.error_message = (
+            f"step(s) {', '.join(map(str, run.tokens_sent))} were sent with "
+            "redaction tokens in place of the recorded values (none could be drawn "
+            "again from a probe's seed and proved); the clean answer counts for "
+            "nothing")
+    else:
+        run.outcome, run.reproduced = "clean", False
 
 
 def _ingest(store: Store, played: list[tuple[int, dt.datetime, Attempt]],
@@ -251,7 +281,10 @@ def _record(store: Store, result: ReplayResult) -> None:
              "source_trace": p.source_trace, "outcome": r.outcome, "reproduced": r.reproduced,
              "steps": r.steps, "steps_run": r.steps_run, "observed_signature": r.signature,
              "trace_id": r.trace_id, "error_code": r.error_code,
-             "error_message": r.error_message, "seconds": r.seconds} for r in result.runs]
+             "error_message": r.error_message, "seconds": r.seconds,
+             "diverged_step": None if r.divergence is None else r.divergence.step,
+             "divergence": None if r.divergence is None else r.divergence.message}
+            for r in result.runs]
     if rows:
         store.append("replays", pa.Table.from_pylist(rows, schema=REPLAYS))
 

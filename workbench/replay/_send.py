@@ -58,6 +58,7 @@ class Attempt:
     urls: list[str] = field(default_factory=list)
     error_code: str | None = None
     error_message: str | None = None
+    stopped: int | None = None  # the step (0-based) at which an error stopped it
     seconds: float = 0.0
 
 
@@ -199,7 +200,7 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
             x = step.exchange
             url, headers, data, shown, missing = _request(step, ids, target, creds, tag)
             if missing is not None:
-                out.error_code = "CREDENTIAL_MISSING"
+                out.stopped, out.error_code = i, "CREDENTIAL_MISSING"
                 out.error_message = (f"step {i + 1} ({x.method} {x.path}) carries the "
                                      f"{missing} header, a credential the store never "
                                      "supplies; no --auth-env names a variable for it")
@@ -213,18 +214,24 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
                 if len(raw) <= cap.value and resp.length:  # fewer bytes than promised
                     raise http.client.IncompleteRead(raw, resp.length)
             except TimeoutError:
-                out.error_code, out.error_message = "REPLAY_TIMEOUT", (
+                out.stopped, out.error_code, out.error_message = i, "REPLAY_TIMEOUT", (
                     f"step {i + 1} ({x.method} {x.path}): {target.url} did not answer "
                     f"within {timeout:g} s")
                 break
+            except ConnectionRefusedError:
+                out.stopped, out.error_code, out.error_message = i, "REPLAY_UNREACHABLE", (
+                    f"step {i + 1} ({x.method} {x.path}): nothing listens on "
+                    f"{_netloc(target)} (connection refused): is the service running, "
+                    "and is --target's port right?")
+                break
             except (OSError, http.client.HTTPException) as exc:
-                out.error_code, out.error_message = "REPLAY_UNREACHABLE", (
+                out.stopped, out.error_code, out.error_message = i, "REPLAY_UNREACHABLE", (
                     f"step {i + 1} ({x.method} {x.path}): {target.url} did not answer "
                     f"({type(exc).__name__})")
                 break
             t1 = time.time_ns()
             if len(raw) > cap.value:
-                out.error_code = "LIMIT_EXCEEDED"
+                out.stopped, out.error_code = i, "LIMIT_EXCEEDED"
                 out.error_message = cap.breach(f"step {i + 1} ({x.method} {x.path})").message
                 break
             rheaders = {k.lower(): v for k, v in resp.getheaders()}
@@ -241,7 +248,7 @@ def play(steps: Sequence[Step], target: Target, creds: Mapping[str, str], tag: s
             out.raw.append(raw)
             out.urls.append(f"{target.scheme}://{_netloc(target)}{url}")
             if resp.status in (401, 403) and any(h in creds for h in headers):
-                out.error_code, out.error_message = "REPLAY_UNAUTHORIZED", (
+                out.stopped, out.error_code, out.error_message = i, "REPLAY_UNAUTHORIZED", (
                     f"step {i + 1} ({x.method} {x.path}) was refused with {resp.status} "
                     "although sent with the --auth-env credential")
                 break

@@ -13,7 +13,8 @@ __all__ = ["FIXED_AFTER", "create_views"]
 
 _SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS, "replays": REPLAYS}
 #: what a column added after stores were first written reads as in an older file
-_ADDED = {("traces", "env"): "'default'"}
+_ADDED = {("traces", "env"): "'default'", ("replays", "diverged_step"): "NULL",
+          ("replays", "divergence"): "NULL"}
 #: a group is ``fixed`` after the last N replays in its own environment were clean: N the
 #: attempts of the latest replay run there, and never fewer than this (three clean
 #: replays in a row, as Schemathesis' ``st replay`` asks)
@@ -52,7 +53,8 @@ def _sql_type(t: pa.DataType) -> str:
 def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -> None:
     """``events``, ``traces``, ``tool_calls``, ``findings`` (with its computed
     ``finding_id``), ``replays`` and ``finding_groups``, empty but typed when nothing is
-    stored. A column a store's older files lack (``traces.env``) reads as its default."""
+    stored. A column a store's older files lack (``traces.env``,
+    ``replays.diverged_step``) reads as its default."""
     for table, schema in _SCHEMAS.items():
         name = "_findings_rows" if table == "findings" else table
         paths = files.get(table) or []
@@ -78,6 +80,8 @@ def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -
 def _column(table: str, f: pa.Field, present: bool) -> str:
     """One column of a view: as stored, its default where a file lacks it."""
     default = _ADDED.get((table, f.name))
+    if present and default == "NULL":
+        return f'"{f.name}"'
     if present:
         return f'coalesce("{f.name}", {default}) AS "{f.name}"' if default else f'"{f.name}"'
     return f'CAST({default or "NULL"} AS {_sql_type(f.type)}) AS "{f.name}"'

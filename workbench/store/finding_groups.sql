@@ -4,7 +4,8 @@
 -- run there (`replay --attempts`), and never fewer than {FIXED_AFTER} -- `flaky` while those disagree,
 -- `open` otherwise -- and `open` again when a check finds the signature after them (a
 -- regression: a finding on a trace ingested after them; re-checking the old traces does
--- not reopen it). A replay that observed nothing (outcome `error`) does not count.
+-- not reopen it). Only attempts that observed a result count: `reproduced`, or `clean` with
+-- every step landed; `diverged` and `error` observed nothing.
 CREATE VIEW finding_groups AS
 WITH found AS (
     SELECT f.*, coalesce(t.env, 'default') AS env,
@@ -34,7 +35,7 @@ own AS (
                               ORDER BY started_at DESC, attempt DESC) AS k
     FROM (SELECT *, max(attempt) OVER (PARTITION BY replay_id) AS run_attempts
           FROM replays)
-    WHERE outcome <> 'error' AND env = finding_env
+    WHERE outcome IN ('reproduced', 'clean') AND env = finding_env
 ),
 needed AS (
     SELECT signature, greatest(run_attempts, {FIXED_AFTER}) AS n_needed FROM own WHERE k = 1
@@ -52,6 +53,9 @@ latest AS (
            max(started_at) AS last_replay_at,
            any_value(env ORDER BY started_at DESC, attempt DESC) AS last_replay_env,
            any_value(target ORDER BY started_at DESC, attempt DESC) AS last_replay_target,
+           first(coalesce(error_message, CASE WHEN divergence IS NOT NULL THEN
+               concat('step ', diverged_step, ': ', divergence) END)
+               ORDER BY started_at DESC, attempt DESC) AS last_replay_note,
            count(*) AS replays
     FROM replays
     GROUP BY signature
@@ -67,6 +71,7 @@ SELECT
     END AS status,
     g.env,
     l.last_replay, l.last_replay_at, l.last_replay_env, l.last_replay_target,
+    l.last_replay_note,
     coalesce(l.replays, 0) AS replays
 FROM grouped g
 LEFT JOIN recent r USING (signature)

@@ -57,7 +57,7 @@ def _rows(sig: str, outcomes: list[str], env: str = "default", start: int = 0,
         "started_at": t0 + step * (start + n), "finding": "f", "signature": sig,
         "rule": "r", "finding_env": finding_env, "env": env, "target": "http://127.0.0.1:1",
         "source_trace": "t", "outcome": o,
-        "reproduced": None if o == "error" else o == "reproduced", "steps": 2,
+        "reproduced": None if o in ("error", "diverged") else o == "reproduced", "steps": 2,
         "steps_run": 2, "observed_signature": None, "trace_id": None, "error_code": None,
         "error_message": None, "seconds": 0.1} for n, o in enumerate(outcomes)],
         schema=REPLAYS)
@@ -88,6 +88,11 @@ def _status(store: Store, sig: str) -> str:
     ([("clean", "clean", "clean"), ("reproduced",)], "flaky"),
     ([("clean", "clean"), ("error", "error")], "open"),  # errors observe nothing
     ([("clean", "clean"), ("error",), ("clean",)], "fixed"),
+    # steps that did not land observe nothing either (docs/replay.md, Did the steps land?)
+    ([("diverged", "diverged", "diverged")], "open"),
+    ([("clean", "clean"), ("diverged",) * 3], "open"),
+    ([("clean", "clean"), ("diverged",), ("clean",)], "fixed"),
+    ([("reproduced",), ("diverged",) * 3], "open"),
     ([("clean",)], "open"),                               # --attempts 1: still three
     # --attempts 5: the last five count, not three
     ([("clean",) * 3, ("reproduced", "clean", "clean", "clean", "clean")], "flaky"),
@@ -129,3 +134,27 @@ def test_each_finding_has_a_stable_id(found):
     a = store.sql("SELECT finding_id FROM findings ORDER BY finding_id").column(0).to_pylist()
     b = store.sql("SELECT finding_id FROM findings ORDER BY finding_id").column(0).to_pylist()
     assert a == b and len(set(a)) == len(a) and all(len(i) == 16 for i in a)
+
+
+def test_a_store_written_before_divergences_were_kept_reads_them_as_null(found):
+    store, sig = found
+    store.append("replays", _rows(sig, ["clean"] * 3))
+    (path,) = store.files("replays")
+    old = pq.read_table(path).drop_columns(["diverged_step", "divergence"])
+    pq.write_table(old, path)
+    assert store.sql("SELECT outcome, diverged_step, divergence FROM replays").to_pylist() \
+        == [{"outcome": "clean", "diverged_step": None, "divergence": None}] * 3
+    assert _status(store, sig) == "fixed"
+    row = {**_rows(sig, ["diverged"], start=10).to_pylist()[0], "diverged_step": 2,
+           "divergence": "GET /v1/orders answered 404 where the recording had 200: is "
+                         "--target's base path right?",
+           "error_code": "REPLAY_DIVERGED", "error_message": None}
+    store.append("replays", pa.Table.from_pylist([row], schema=REPLAYS))
+    group = store.sql("SELECT status, last_replay, last_replay_note FROM finding_groups "
+                      "WHERE signature = ?", [sig]).to_pylist()[0]
+    assert group == {"status": "fixed", "last_replay": "diverged",
+                     "last_replay_note": "step 2: GET /v1/orders answered 404 where the "
+                                         "recording had 200: is --target's base path right?"}
+    store.append("replays", _rows(sig, ["clean"], start=20))
+    assert store.sql("SELECT last_replay_note FROM finding_groups WHERE signature = ?",
+                     [sig]).to_pylist() == [{"last_replay_note": None}]
