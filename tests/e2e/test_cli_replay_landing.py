@@ -148,13 +148,14 @@ def gateway_without_its_service() -> Iterator[str]:
 
 
 def _server_error(capsys, tmp_path, url, api, har: Path) -> tuple[Path, str]:
-    """The recording ingested in ``prod`` and judged: no_server_error's signature."""
+    """The recording ingested in ``prod`` and judged: the signature of its 5xx finding
+    (``clean_refusal``'s: the request sent is one the contract refuses)."""
     store = tmp_path / "store"
     assert run(capsys, "ingest", har, "--env", "prod", "--store", store, "--json")[0] == 0
     code, out, _ = run(capsys, "invariants", api, "--store", store, "--json")
     assert code == 1
     (sig,) = {f["signature"] for f in json.loads(out)["findings"]
-              if f["rule"] == "no_server_error"}
+              if f["rule"] == "clean_refusal"}
     return store, sig
 
 
@@ -168,7 +169,7 @@ def test_a_gateway_5xx_is_not_the_service_reproducing_its_5xx(capsys, tmp_path, 
         store, sig = _server_error(capsys, tmp_path, url, api, har)
         with gateway_without_its_service() as down:
             rc, doc, err = _replay(capsys, store, sig, down, token)
-        # the 503 breaks no_server_error too, on a step that never reached the service
+        # the 503 breaks clean_refusal too, on a step that never reached the service
         assert rc == 2 and err.startswith("error[REPLAY_DIVERGED]: step 1: POST /orders "
                                           "answered 503 where the recording had 500: the "
                                           "target answered for a service it could not reach")
