@@ -93,11 +93,15 @@ def test_a_contract_server_answering_501_is_not_a_clean_replay(
         capsys, tmp_path, api, token, contract_server):
     with running({"double_create"}) as (url, _):
         store, sig = _found(capsys, tmp_path, url, api)
-    # the recording itself, served: at its own base it answers as recorded (once: its
-    # answers to one key are used up by the first attempt) ...
+    # the recording itself, served: at its own base it answers as recorded, which is
+    # the recording speaking, not the service: neither reproduced nor clean ...
     server = contract_server(tmp_path / "run.har")
-    rc, doc, _ = _replay(capsys, store, sig, server.url, token, "--attempts", "1")
-    assert rc == 1 and [r["outcome"] for r in doc["runs"]] == ["reproduced"]
+    rc, doc, err = _replay(capsys, store, sig, server.url, token)
+    assert rc == 2 and [r["outcome"] for r in doc["runs"]] == ["diverged"] * 3
+    assert err.startswith("error[REPLAY_DIVERGED]: step 1: POST /orders answered 201 where "
+                          "the recording had 201 from a recording (a `workbench serve` "
+                          "contract server), not from the service")
+    assert _group(capsys, store, sig)["status"] == "open"
     # ... one segment off, every request is unmatched (501)
     for _ in range(2):
         rc, doc, err = _replay(capsys, store, sig, server.url + "/v1", token)

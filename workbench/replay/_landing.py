@@ -4,9 +4,12 @@ reached no operation there where the recording had another answer. Only an attem
 steps all landed can be evidence that a failure is gone (docs/replay.md, "Did the steps
 land?").
 
-A step **did not land** when the target is a ``workbench serve`` contract server that
-answered it with its ``501`` "no matching exchange" (whatever the recording had), or
-when its answer's status differs from the recorded one and:
+A step **did not land** when the target is a ``workbench serve`` contract server: its
+``501`` "no matching exchange" says the request matched nothing there, and any other
+answer of its (marked by its ``x-workbench-served`` header) is a recording answering,
+not the service — a recording replayed against itself shows neither a bug nor its fix.
+Otherwise a step did not land when its answer's status differs from the recorded one
+and:
 
 * the target answered ``404``, ``405`` or ``501``: no such route or method there (the
   contract server's ``501`` names the closest recorded exchange);
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..invariants import Exchange
+from ..serve import SERVED_HEADER
 
 __all__ = ["Divergence", "divergences", "stopped_at"]
 
@@ -82,6 +86,10 @@ def _cause(old: Exchange, new: Exchange) -> str | None:
     """`` (detail): likely cause`` when ``new`` did not land, else None."""
     a, r = new.status, old.status
     note, fields = _contract_miss(new.resp_body) if a == 501 else ("", [])
+    if a is not None and not note and new.header(SERVED_HEADER, response=True):
+        return (" from a recording (a `workbench serve` contract server), not from the "
+                "service: a recording cannot show the bug or its fix; is --target the "
+                "service itself?")
     if a is None or (a == r and not note):
         return None
     if a in _NO_ROUTE:

@@ -11,8 +11,8 @@ from ._failures import MODES, Failure
 from ._http import Limits
 from ._mcp import McpRecording, load_mcp, serve_mcp
 from ._scenario import Scenario, load_sources, parse_failures
-from ._server import ServeResult, bind, check_host, serve
+from ._server import SERVED_HEADER, ServeResult, bind, check_host, serve
 
-__all__ = ["MODES", "Failure", "Limits", "ListenError", "McpRecording", "RecordingError",
-           "Scenario", "ScenarioError", "ServeResult", "bind", "check_host", "load_mcp",
-           "load_sources", "parse_failures", "serve", "serve_mcp"]
+__all__ = ["MODES", "SERVED_HEADER", "Failure", "Limits", "ListenError", "McpRecording",
+           "RecordingError", "Scenario", "ScenarioError", "ServeResult", "bind", "check_host",
+           "load_mcp", "load_sources", "parse_failures", "serve", "serve_mcp"]

@@ -31,7 +31,12 @@ from ._match import Matcher, Request
 from ._recorder import Recorder, commit_orphans, new_trace_id
 from ._scenario import Scenario, load_sources, parse_failures
 
-__all__ = ["ServeResult", "bind", "check_host", "serve"]
+__all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve"]
+
+SERVED_HEADER = "x-workbench-served"
+"""Set on every answer: ``recording`` (a recorded exchange as recorded), ``injected`` (one
+a failure mode changed) or ``unmatched`` (the 501 for a request no exchange matches).
+Whoever reads an answer (``replay``) can tell it came from a recording, not a service."""
 
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding",
                   "keep-alive", "date", "server"})
@@ -109,13 +114,15 @@ class App:
             return HOLD
         answer = _finish(apply_failures(_recorded(ex), failures))
         changed = [str(f) for f in failures if f.mode not in ("retry-then-ok",)]
+        answer.headers[SERVED_HEADER] = "injected" if changed else "recording"
         self.recorder.record(req, url, answer, exchange=ex.id,
                              failure=", ".join(changed) or None, start_ns=start)
         return _reply(answer)
 
     def _no_match(self, req: Request) -> Answer:
         ex, diffs = self.matcher.closest(req)
-        return Answer(501, {"content-type": "application/json"}, {"error": {
+        return Answer(501, {"content-type": "application/json",
+                            SERVED_HEADER: "unmatched"}, {"error": {
             "code": "no_matching_exchange",
             "message": f"no recorded exchange matches {req.method} {req.path}",
             "closest": {"exchange": ex.id, "request": ex.name, "source": ex.source,
