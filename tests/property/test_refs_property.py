@@ -63,8 +63,9 @@ def reference(events):
                 sources = [i for i, s in enumerate(events)
                            if i < j and not common and holds(s, v)
                            and not echo(events, senders, i) and precedes(s, i, ev, j)]
-                if sources:
-                    i = min(sources)
+                if sources:  # the answer given first
+                    i = min(sources, key=lambda k: (events[k].end_ns is None,
+                                                    events[k].end_ns or 0, k))
                     refs.append({"event_id": events[i].event_id, "path": format_path(segs),
                                  "from_path": format_path(holds(events[i], v)[0])})
         out.append(refs)

@@ -1,8 +1,9 @@
 """Data-flow edges: which earlier result did an argument come from?
 
 A string (or large integer) leaf of an event's ``args`` that equals a leaf of the
-``result`` of an event that happened before it gets a ref to the earliest such
-event: ``{"event_id": <source>, "path": "args.project_id", "from_path":
+``result`` of an event that happened before it gets a ref to the event that gave that
+answer first (the smallest end time; the smallest seq where times are missing or
+equal): ``{"event_id": <source>, "path": "args.project_id", "from_path":
 "result.items[3].id"}``. "Before" is happens-before: the source ended no later than
 the target started, or, where either lacks times, the source has the smaller seq.
 
@@ -362,6 +363,7 @@ def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
             start = starts[seq]
             for path, v, key in leaf_keys:
                 first = sent.get(key)
+                valid = []
                 for src in index.get(key, ()):
                     end = ends[src]
                     if first is not None and _echo(first, src, starts[first], end):
@@ -371,6 +373,10 @@ def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
                             continue
                     elif src >= seq:
                         continue
+                    valid.append(src)
+                if len(valid) > 1:  # the answer given first (a call inside an agent step
+                    valid.sort(key=lambda i: (_NEVER if ends[i] is None else ends[i], i))
+                for src in valid:  # answers before the step does)
                     from_path = find(src, v)
                     if from_path is not None:
                         refs.append({"event_id": event_ids[src], "path": path,
@@ -386,6 +392,9 @@ def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
         for k in wanted.intersection(result_keys[seq]):
             index.setdefault(k, []).append(seq)
     return out
+
+
+_NEVER = 1 << 63
 
 
 def _echo(sender: int, src: int, sent_at: int | None, answered_at: int | None) -> bool:
