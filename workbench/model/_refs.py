@@ -79,6 +79,8 @@ class RefSource:
 
 
 _DIGIT = re.compile(r"\d")
+#: no protocol token is longer (the longest: a list of cache directives)
+_PROTOCOL_LEN = 96
 #: a media type or a list of them (``Accept``, ``Content-Type``): a top-level type, a
 #: subtype with no dot but after a ``vnd.``/``prs.``/``x.`` tree (``text/notes.md`` is a
 #: path), parameters and more types after ``;`` or ``,``
@@ -98,7 +100,7 @@ def _text(value: str) -> bool:
             return False
     elif _DIGIT.search(value) is None or (len(value) == 3 and value.isdigit()):
         return False  # a short word, or a number below 1000 written as text
-    return not protocol_value(value)
+    return len(value) > _PROTOCOL_LEN or not protocol_value(value)
 
 
 def linkable(value: Any) -> bool:
@@ -419,6 +421,23 @@ def infer_refs(events: Sequence[RefSource]) -> list[list[dict[str, str]]]:
 
 
 def sent_keys(args: Any) -> list[int]:
-    """Keys of the linkable leaves of the arguments of an event that is not linked (a
-    model call's input): values its request carried."""
-    return result_keys(args)
+    """Keys of the string and integer leaves of the arguments of an event that is not
+    linked (a model call's input): values its request carried. Not filtered by
+    ``linkable``: only keys some linked argument asks for are looked up."""
+    seen: set[Any] = set()
+    add = seen.add
+    stack = [visible(args)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        v = pop()
+        t = type(v)
+        if t is dict:
+            for x in v.values():
+                push(x)
+        elif t is list:
+            stack.extend(v)
+        elif (t is str and 3 <= len(v) <= _MAX_LEN) or (t is int and (v >= 1000 or v <= -1000)):
+            add(v)
+    crc32, seed = zlib.crc32, _INT_SEED
+    return list({crc32(v.encode("utf-8", "surrogatepass")) if type(v) is str
+                 else crc32(str(v).encode(), seed) for v in seen})
