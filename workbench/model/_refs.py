@@ -18,10 +18,12 @@ protocol headers on either side (``_protocol.protocol_header``: ``connection``,
 between -999 and 999; and values that appear in the results of more than
 ``COMMON_AFTER`` events of the trace (a session id echoed by every response).
 
-Direction: a value a request sent first is the client's own. An answer at or after the
-first request that carried a value (that request's own answer included) only echoes
-it — a 404 body naming the path asked for, a CORS header repeating the ``Origin`` — so
-it is never that value's source; only answers before that request can be.
+Direction: a value a request sent first is the client's own. An answer given after the
+first request that carried a value started (that request's own answer included) only
+echoes it — a 404 body naming the path asked for, a CORS header repeating the
+``Origin`` — so it is never that value's source; only answers before that request can
+be. A model call's input (prompt, tool definitions) counts as a request here
+(``sent_keys``), though its arguments are never linked.
 
 Only the arguments of steps an agent chooses are linked (``ARG_KINDS``: tool calls,
 HTTP requests, state changes ...): a model call's "arguments" are the whole
@@ -357,7 +359,9 @@ def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
     counts = Counter(chain.from_iterable(result_keys)).get
     wanted = {k for k in wanted if counts(k, 0) <= COMMON_AFTER}
     index: dict[int, list[int]] = {}
-    sent: dict[int, int] = {}  # value key -> the first event whose request carried it
+    # value key -> the first event whose request carried it (keys may collide: at
+    # worst a ref is missed, never one made)
+    sent: dict[int, int] = {}
     for seq in range(n):
         leaf_keys = asked[seq]
         if leaf_keys is not None and index:
@@ -376,9 +380,11 @@ def link_columns(event_ids: Sequence[str], kinds: Sequence[str],
                     elif src >= seq:
                         continue
                     valid.append(src)
-                if len(valid) > 1:  # the answer given first (a call inside an agent step
+                # the answer given first: a call inside an agent step answers before
+                # the step does
+                if len(valid) > 1:
                     valid.sort(key=lambda i: (_NEVER if ends[i] is None else ends[i], i))
-                for src in valid:  # answers before the step does)
+                for src in valid:
                     from_path = find(src, v)
                     if from_path is not None:
                         refs.append({"event_id": event_ids[src], "path": path,
