@@ -78,7 +78,9 @@ _LANG = r"(?:\*|[a-z]{2,3}(?:-[a-z]{2,4})?)(?:\s*;\s*q=[\d.]+)?"
 _PATTERN = re.compile(
     rf"{_CODINGS}(?:\s*,\s*{_CODINGS})*"  # content codings and lists of them
     rf"|{_DIRECTIVE}(?:\s*,\s*{_DIRECTIVE})*"  # cache directives
-    rf"|{_LANG}(?:\s*,\s*{_LANG})+|[a-z]{{2,3}}(?:-[a-z]{{2,4}})?\s*;\s*q=[\d.]+"  # languages
+    # language lists: a region or a weight says it is one ("en-US,en", "de;q=0.9")
+    rf"|[a-z]{{2,3}}-[a-z]{{2,4}}(?:\s*,\s*{_LANG})+"
+    rf"|(?=[^;]*;\s*q=){_LANG}(?:\s*,\s*{_LANG})*"
     r"|https?/\d(?:\.\d)?|h2c?|h3"  # versions
     r"|(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*, \d{1,2}[ -][a-z]{3}[ -]\d{2,4} "
     r"\d\d:\d\d:\d\d (?:gmt|utc)",  # HTTP dates (RFC 9110 and RFC 850 forms)

@@ -109,7 +109,7 @@ def test_protocol_words_and_short_numbers_are_not_linked():
               "function", "chat.completion", "200", "404"]:
         assert not linkable(v), v
     for v in ["4711", "call_JpNb8OiAkbIbHzDggfpdDHpi", "Thu-1234", "completed-42",
-              "gift_card_8887175", "2024-05-24"]:
+              "gift_card_8887175", "2024-05-24", "abc, xyz", "completed", "get_current_weather"]:
         assert linkable(v), v
 
 
