@@ -10,13 +10,14 @@ the target started, or, where either lacks times, the source has the smaller seq
 Not linked, because equality there says nothing about where a value came from:
 booleans, floats, null; strings shorter than 3 characters, strings shorter than 8
 characters without a digit (``"active"``, ``"ok"``), numbers below 1000 written as
-text (``"200"``); media types and lists of them (``"application/json"``); protocol
-tokens (``_protocol.protocol_value``: ``"keep-alive"``, ``"gzip, deflate"``, status
-phrases, HTTP dates, model API words such as ``"tool_calls"``); the values of
-protocol headers on either side (``_protocol.protocol_header``: ``connection``,
-``origin``, ``access-control-allow-origin``, ``user-agent``, ``date`` …); integers
-between -999 and 999; and values that appear in the results of more than
-``COMMON_AFTER`` events of the trace (a session id echoed by every response).
+text (``"200"``, a JSON-RPC ``"2.0"``); media types and lists of them
+(``"application/json"``); protocol tokens (``_protocol.protocol_value``:
+``"keep-alive"``, ``"gzip, deflate"``, status phrases, HTTP dates, model API words
+such as ``"tool_calls"``); the values of protocol headers on either side
+(``_protocol.protocol_header``: ``connection``, ``origin``,
+``access-control-allow-origin``, ``user-agent``, ``date`` …); integers between -999
+and 999; and values that appear in the results of more than ``COMMON_AFTER`` events of
+the trace (a session id echoed by every response).
 
 Direction: a value a request sent first is the client's own. An answer given after the
 first request that carried a value started (that request's own answer included) only
@@ -81,6 +82,7 @@ class RefSource:
 
 
 _DIGIT = re.compile(r"\d")
+_SMALL_NUMBER = re.compile(r"[-+]?\d{1,3}(?:\.\d*)?").fullmatch
 #: no protocol token is longer (the longest: a list of cache directives)
 _PROTOCOL_LEN = 96
 #: a media type or a list of them (``Accept``, ``Content-Type``): a top-level type, a
@@ -100,8 +102,8 @@ def _text(value: str) -> bool:
     if len(value) >= 8:
         if value.isspace() or _media(value):
             return False
-    elif _DIGIT.search(value) is None or (len(value) == 3 and value.isdigit()):
-        return False  # a short word, or a number below 1000 written as text
+    elif _DIGIT.search(value) is None or _SMALL_NUMBER(value) is not None:
+        return False  # a short word, or a number below 1000 written as text ("2.0")
     return len(value) > _PROTOCOL_LEN or not protocol_value(value)
 
 

@@ -106,10 +106,10 @@ def test_protocol_words_and_short_numbers_are_not_linked():
     for v in ["keep-alive", "gzip, deflate, br", "Not Found", "Internal Server Error",
               "HTTP/1.1", "Thu, 30 Jan 2020 07:09:08 GMT", "max-age=14400",
               "public, max-age=14400", "en-US,en;q=0.9", "tool_calls", "assistant",
-              "function", "chat.completion", "200", "404"]:
+              "function", "chat.completion", "200", "404", "2.0", "-12.5", "0.9"]:
         assert not linkable(v), v
     for v in ["4711", "call_JpNb8OiAkbIbHzDggfpdDHpi", "Thu-1234", "completed-42",
-              "gift_card_8887175", "2024-05-24", "abc, xyz", "completed", "get_current_weather"]:
+              "gift_card_8887175", "2024-05-24", "1.2.3", "-43.9509", "abc, xyz", "completed", "get_current_weather"]:
         assert linkable(v), v
 
 
