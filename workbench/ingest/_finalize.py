@@ -338,7 +338,8 @@ def _link(cols: _Columns, a: int, b: int) -> list[Any]:
     inferred = link_columns(
         cols.event_id[a:b], cols.kind[a:b], cols.start_ns[a:b], cols.end_ns[a:b],
         [_leaves(al) for al in cols.lazy("arg_leaves")[a:b]],
-        [r or () for r in cols.lazy("result_keys")[a:b]], results.find)
+        [r or () for r in cols.lazy("result_keys")[a:b]], results.find,
+        [k or () for k in cols.lazy("sent_keys")[a:b]])
     if given is None:
         return inferred
     return [loads(g) if g is not None else inf for g, inf in zip(given, inferred, strict=True)]

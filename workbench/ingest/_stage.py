@@ -38,6 +38,7 @@ from ..model import (
     arg_leaves,
     dumps,
     result_keys,
+    sent_keys,
 )
 from ..redact import Redactor
 from ..store import Scratch
@@ -54,6 +55,7 @@ STAGED = pa.schema([
     ("args", pa.string()), ("result", pa.string()), ("error", pa.string()),
     ("attrs", pa.string()), ("seq_given", pa.int64()), ("refs_given", pa.string()),
     ("arg_leaves", pa.string()), ("result_keys", pa.list_(pa.int64())),
+    ("sent_keys", pa.list_(pa.int64())),
     ("ord", pa.int64()), ("file_rank", pa.int64()), ("src", pa.int32()),
 ])
 
@@ -207,12 +209,14 @@ class Stager:
             if truncated or attrs is not redacted_attrs:
                 attrs_text = dumps(attrs)
         if refs is None:  # what data-flow inference needs, taken while the values are here
-            leaves = (dumps(arg_leaves(args)) if kind in ARG_KINDS and args is not None
-                      else None)
-            keys = result_keys(result)
+            linked = kind in ARG_KINDS
+            leaves = dumps(arg_leaves(args)) if linked and args is not None else None
+            sent: list[int] | None = (sent_keys(args) if not linked and args is not None
+                                      else None)
+            keys: list[int] | None = result_keys(result)
             refs_text = None
         else:
-            leaves = keys = None
+            leaves = keys = sent = None
             refs_text = dumps(refs if self.redactor is None else self._redact(trace_id, refs))
         parent_id = self.ident(ev.parent_id)
         part = partition_of(trace_id, self.partitions) if self.partitions > 1 else 0
@@ -220,7 +224,7 @@ class Stager:
         ord_ = self._ord
         rows.append((trace_id, str(event_id), None if parent_id in (None, "") else str(parent_id),
                      kind, name, start_ns, end_ns, status, args_text, result_text,
-                     error_text, attrs_text, ev.seq, refs_text, leaves, keys, ord_,
+                     error_text, attrs_text, ev.seq, refs_text, leaves, keys, sent, ord_,
                      ord_ if self.file_order else None, src))
         self._ord = ord_ + 1
         self.rows += 1

@@ -7,7 +7,7 @@ SELECT
     s.trace_id, s.event_id, s.parent_id,
     s.kind, s.name, s.start_ns, s.end_ns, s.status,
     s.args, s.result, s.error, s.attrs,
-    s.seq_given, s.refs_given, s.arg_leaves, s.result_keys, s.src,
+    s.seq_given, s.refs_given, s.arg_leaves, s.result_keys, s.sent_keys, s.src,
     (s.parent_id IS NOT NULL AND p.event_id IS NULL) AS orphan
 FROM staged AS s
 LEFT JOIN (SELECT trace_id, event_id FROM staged) AS p

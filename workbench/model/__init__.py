@@ -34,6 +34,7 @@ from ._refs import (
     link_columns,
     linkable,
     result_keys,
+    sent_keys,
 )
 from ._rows import event_dict, trace_row
 from ._schema import (
@@ -106,5 +107,6 @@ __all__ = [
     "loads_many",
     "parse_path",
     "result_keys",
+    "sent_keys",
     "trace_row",
 ]
