@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from urllib.parse import quote, urlsplit
 
 import pytest
@@ -88,6 +90,40 @@ def test_request_credentials_never_reach_the_disk_even_after_a_kill(tmp_path):
     assert unmatched and all("«secret:" in str(e.result["body"]) for e in unmatched)
 
 
+def _peak_rss(pid: int) -> int:
+    """The process's peak resident memory in bytes (``VmHWM``)."""
+    with open(f"/proc/{pid}/status") as f:
+        line = next(x for x in f if x.startswith("VmHWM:"))
+    return int(line.split()[1]) * 1024
+
+
+def test_kills_in_the_middle_of_hostile_traffic_leave_nothing_unredacted(tmp_path):
+    store = tmp_path / "store"
+    for _ in range(3):
+        server = start_server([HAR], store=store)
+        stop = threading.Event()
+
+        def traffic(url: str = server.url, stop: threading.Event = stop) -> None:
+            while not stop.is_set():
+                try:
+                    _hostile_calls(url)
+                except OSError:
+                    return
+
+        t = threading.Thread(target=traffic, daemon=True)
+        t.start()
+        while len(server.requests()) < 4:  # some requests journalled, more in flight
+            time.sleep(0.01)
+        server.kill()
+        stop.set()
+        t.join(timeout=60)
+        assert secrets_on_disk(store, _spellings()) == []
+    last = start_server([HAR], store=store)  # each start commits the orphans before it
+    assert last.stop() == 0  # it received nothing: no trace of its own
+    assert secrets_on_disk(store, _spellings()) == []
+    assert len(Store(store).trace_ids()) == 3
+
+
 def _raw(url: str, data: bytes) -> bytes:
     parts = urlsplit(url)
     with socket.create_connection((parts.hostname, parts.port), timeout=30) as s:
@@ -111,7 +147,10 @@ def test_a_json_body_past_a_limit_is_answered_and_recorded(contract_server, body
     server = contract_server(HAR)
     head = (f"POST /v1/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode()
+    before = _peak_rss(server.proc.pid)
     answer = _raw(server.url, head + body)
+    # bounded memory: the refusal costs the server no more than a few MB at its peak
+    assert _peak_rss(server.proc.pid) - before < 64 << 20
     assert answer.startswith(b"HTTP/1.1 413"), answer[:200]
     assert b'"code":"json_limit"' in answer.replace(b" ", b"") and limit.encode() in answer
     assert call(server.url, "GET", GOOD)[0] == 200  # still serving
