@@ -4,6 +4,12 @@ journal line is written; a JSON body past a limit refused, not parsed further.""
 
 from __future__ import annotations
 
+import uuid
+from urllib.parse import quote, quote_plus, urlencode
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from workbench.model import loads
 from workbench.redact import Redactor
 from workbench.serve._failures import Answer
@@ -66,3 +72,28 @@ def test_a_body_past_a_json_limit_is_refused_and_not_kept():
     ok = ("[" * BODY_DEPTH.value + "]" * BODY_DEPTH.value).encode()
     assert _request("POST", "/x", [], ok)[1] is None
     assert _depth({"a": [1, {"b": []}]}) == 4 and _depth(7) == 0
+
+
+_NAMES = st.sampled_from(["access_token", "session", "api_key", "password", "auth",
+                          "client_secret", "sig", "x-api-key", "authorization", "cookie"])
+_VALUES = st.builds(lambda s: "zq" + s, st.text(st.characters(
+    min_codepoint=0x21, max_codepoint=0x7e, exclude_characters="«»"), min_size=2, max_size=24))
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(name=_NAMES, value=_VALUES, where=st.sampled_from(["query", "header", "body"]))
+def test_no_credential_is_journalled_whatever_its_shape(tmp_path, name, value, where):
+    rec = Recorder(Store(tmp_path / "store"), f"serve-{uuid.uuid4().hex[:8]}", "scn")
+    query = {name: value} if where == "query" else {}
+    headers = {name: value} if where == "header" else {}
+    body = {"x": [{name: value}]} if where == "body" else None
+    req = Request("POST", f"/p/{quote(value, safe='')}", query, headers, body, body is not None)
+    echoed = {"error": {"message": f"no match {value}", "closest": {"differences": [
+        {"field": "any", "recorded": None, "received": value}]}, "url": quote_plus(value)}}
+    rec.record(req, f"http://127.0.0.1:1/p?{urlencode({name: value})}",
+               Answer(501, {"x-echo": value}, echoed), exchange=None, failure=None,
+               start_ns=1)
+    line = rec.journal.path.read_bytes()
+    rec.journal.close()
+    for form in (value, quote(value, safe=""), quote_plus(value, safe="")):
+        assert form.encode() not in line
