@@ -22,7 +22,7 @@ import pytest
 
 from tests.hostile.on_disk import secrets_on_disk
 from tests.serve_support import call
-from tests.support import EXAMPLES
+from tests.support import EXAMPLES, run
 from workbench.pytest_plugin import start_server
 from workbench.store import Store
 
@@ -170,3 +170,16 @@ def test_a_request_head_past_the_limit_gets_a_431(contract_server):
     assert answer.startswith(b"HTTP/1.1 431"), answer[:200]
     assert call(server.url, "GET", GOOD)[0] == 200
     assert server.sequence() == ["GET /v1/projects"]
+
+
+@pytest.mark.parametrize("option, value", [
+    ("--request-timeout", "nan"), ("--request-timeout", "inf"), ("--request-timeout", "-inf"),
+    ("--request-timeout", "1e308"), ("--request-timeout", "0"), ("--request-timeout", "-1"),
+    ("--max-body", "-1"), ("--max-body", str(1 << 40)), ("--max-body", "9" * 400),
+    ("--port", "-1"), ("--port", "70000"), ("--port", "9" * 400),
+])
+def test_an_option_out_of_range_starts_nothing(capsys, tmp_path, option, value):
+    store = tmp_path / "store"
+    code, out, err = run(capsys, "serve", HAR, "--store", store, "--port", "0", option, value)
+    assert code == 2 and "error[USAGE]" in err and "hint:" in err and out == ""
+    assert not store.exists()  # nothing written, no socket left listening

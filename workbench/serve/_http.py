@@ -22,18 +22,39 @@ from typing import Any
 
 import h11
 
-from ..model import dumps_bytes
+from ..model import UsageError, dumps_bytes
 
 __all__ = ["HOLD", "HttpServer", "Limits", "Reply"]
 
 HOLD = object()  # a handler's answer meaning "record it, never answer"
 
 
+#: the largest ``max_body`` (a body is held in memory) and ``request_timeout`` accepted
+MAX_BODY = 1 << 30
+MAX_REQUEST_TIMEOUT = 3600.0
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """The server's bounds; out-of-range values (NaN, infinities, negatives, more than
+    ``MAX_BODY`` bytes or ``MAX_REQUEST_TIMEOUT`` seconds) are ``USAGE``."""
+
     max_body: int = 10 << 20
     max_head: int = 64 << 10
     request_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_body <= MAX_BODY:
+            raise UsageError(f"--max-body {self.max_body} is not 0 to {MAX_BODY} bytes",
+                             hint="a body is held in memory while it arrives; 1 GiB at "
+                                  "most")
+        if not 0 < self.request_timeout <= MAX_REQUEST_TIMEOUT:  # NaN fails both
+            raise UsageError(f"--request-timeout {self.request_timeout} is not above 0 and "
+                             f"at most {MAX_REQUEST_TIMEOUT:g} seconds",
+                             hint="a finite number of seconds: a client that never "
+                                  "finishes its request must be cut off")
+        if not 0 < self.max_head <= MAX_BODY:
+            raise UsageError(f"a request head limit of {self.max_head} bytes is out of range")
 
 
 @dataclass(slots=True)
