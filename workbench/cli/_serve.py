@@ -56,8 +56,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.port < 0 or args.port > 65535:
         raise UsageError(f"--port {args.port} is not a port (0-65535)")
-    if args.max_body < 0 or args.request_timeout <= 0:
-        raise UsageError("--max-body must be 0 or more and --request-timeout above 0")
+    limits = Limits(max_body=args.max_body, request_timeout=args.request_timeout)
     if args.mcp:
         from ..serve import serve_mcp
         return serve_mcp(args.sources, mode=args.mcp, host=args.host, port=args.port,
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     store = Store(resolve_store_path(args.store))
     result = serve(args.sources, store, host=args.host, port=args.port,
                    failures=args.failure,
-                   limits=Limits(max_body=args.max_body, request_timeout=args.request_timeout),
+                   limits=limits,
                    ready=lambda doc: _announce(args, doc))
     sys.stderr.write(f"stopped: {result.requests} request(s) recorded "
                      f"({result.unmatched} unmatched) as trace {result.trace_id}\n")

@@ -3,6 +3,7 @@
 Detectors (``find``, ``maybe``, ``key_class``, ``looks_secret``) say what is secret;
 ``Redactor`` replaces it in JSON values and text with tokens such as
 ``«secret:github-pat:7f3a9c01d2e4»`` that are equal for equal values under one key;
+``Scrubber`` replaces known credential values wherever they reappear;
 ``scan_value`` lists what is left; ``redact_files`` / ``scan_files`` do both for files
 (JSON, JSONL, text and Parquet);
 ``apply_policy`` reduces a trace to what a promotion policy keeps (docs/fixtures.md).
@@ -24,6 +25,7 @@ from ._policy import (
     parse_policy,
     shape_of,
 )
+from ._scrub import Scrubber
 from ._tokens import TOKEN_RE
 from ._walk import Redactor, scan_value
 
@@ -41,6 +43,7 @@ __all__ = [
     "Redactor",
     "ScanHit",
     "ScanResult",
+    "Scrubber",
     "apply_policy",
     "error_text",
     "find",

@@ -24,13 +24,14 @@ from ..ingest import check_env, ingest
 from ..invariants import Exchange, exchanges_of
 from ..minimize import command_oracle
 from ..model import REPLAYS, Trace, UsageError
-from ..redact import masked
+from ..redact import Scrubber, masked
 from ..store import Store, to_rows
 from ._errors import OUTCOME_CODES, ReplayInputError
 from ._find import Judge, Picked, judge_for, pick, spec_for
 from ._har import har_of
 from ._landing import Divergence, divergences, stopped_at
 from ._regen import regenerate
+from ._scrub import scrub_attempt
 from ._send import Attempt, play, steps_of
 from ._target import Target, credentials, parse_target
 
@@ -194,10 +195,13 @@ def _replay_http(store: Store, picked: Picked, trace: Trace, tgt: Target,
     regen = regenerate(steps_of(trace.events, exchanges), trace.events,
                        lambda: spec_for(picked, invariants), store.redaction_key)
     steps, result.regenerated = regen.steps, regen.values
+    # what was sent as a credential never reaches the store, whatever the service echoes
+    scrub = Scrubber(store.redaction_key(), creds.items())
     played: list[tuple[int, dt.datetime, Attempt]] = []
     for n in range(1, result.attempts + 1):
         at = dt.datetime.now(dt.UTC)
-        attempt = play(steps, tgt, creds, f"{result.replay_id}.{n}", timeout)
+        attempt = scrub_attempt(scrub, play(steps, tgt, creds, f"{result.replay_id}.{n}",
+                                            timeout))
         played.append((n, at, attempt))
         if attempt.error_code in ("CREDENTIAL_MISSING", "REPLAY_UNREACHABLE",
                                   "REPLAY_TIMEOUT", "LIMIT_EXCEEDED"):

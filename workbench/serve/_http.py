@@ -1,7 +1,8 @@
 """A small HTTP/1.1 server on asyncio and h11, made for garbage clients as much as for
 agents: one task per connection, so a slow or broken client never holds up the others.
 
-- Bad HTTP gets a 400 and the connection is closed.
+- Bad HTTP gets a 400 and the connection is closed; a head (request line and headers)
+  over ``max_head`` bytes a 431, however it was cut into reads.
 - A body larger than ``max_body`` gets a 413 before it is read (``Content-Length``) or
   as soon as it goes past the limit (chunked); the connection is closed.
 - Each request, head and body, must arrive within ``request_timeout`` of the moment the
@@ -21,18 +22,39 @@ from typing import Any
 
 import h11
 
-from ..model import dumps_bytes
+from ..model import UsageError, dumps_bytes
 
 __all__ = ["HOLD", "HttpServer", "Limits", "Reply"]
 
 HOLD = object()  # a handler's answer meaning "record it, never answer"
 
 
+#: the largest ``max_body`` (a body is held in memory) and ``request_timeout`` accepted
+MAX_BODY = 1 << 30
+MAX_REQUEST_TIMEOUT = 3600.0
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
+    """The server's bounds; out-of-range values (NaN, infinities, negatives, more than
+    ``MAX_BODY`` bytes or ``MAX_REQUEST_TIMEOUT`` seconds) are ``USAGE``."""
+
     max_body: int = 10 << 20
     max_head: int = 64 << 10
     request_timeout: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_body <= MAX_BODY:
+            raise UsageError(f"--max-body {self.max_body} is not 0 to {MAX_BODY} bytes",
+                             hint="a body is held in memory while it arrives; 1 GiB at "
+                                  "most")
+        if not 0 < self.request_timeout <= MAX_REQUEST_TIMEOUT:  # NaN fails both
+            raise UsageError(f"--request-timeout {self.request_timeout} is not above 0 and "
+                             f"at most {MAX_REQUEST_TIMEOUT:g} seconds",
+                             hint="a finite number of seconds: a client that never "
+                                  "finishes its request must be cut off")
+        if not 0 < self.max_head <= MAX_BODY:
+            raise UsageError(f"a request head limit of {self.max_head} bytes is out of range")
 
 
 @dataclass(slots=True)
@@ -111,6 +133,9 @@ class HttpServer:
             return False
         if not isinstance(ev, h11.Request):
             raise _Cut(error_reply(400, "bad_request", "expected a request"))
+        if _head_size(ev) > self.limits.max_head:
+            raise _Cut(error_reply(431, "head_too_large",
+                                   f"the request head is over {self.limits.max_head} bytes"))
         headers = [(k.decode("latin-1").lower(), v.decode("latin-1")) for k, v in ev.headers]
         length = next((v for k, v in headers if k == "content-length"), None)
         if length is not None and length.isdigit() and int(length) > self.limits.max_body:
@@ -183,6 +208,13 @@ class HttpServer:
 async def _until_eof(reader: asyncio.StreamReader) -> None:
     while await reader.read(65536):
         pass
+
+
+def _head_size(ev: h11.Request) -> int:
+    """The bytes of a request's head as sent, give or take its white space (h11 checks
+    only what it holds unparsed at once, so a head split across reads can pass it)."""
+    line = len(ev.method) + len(ev.target) + 11  # "M T HTTP/1.1\r\n"
+    return line + sum(len(k) + len(v) + 4 for k, v in ev.headers.raw_items()) + 2
 
 
 def _too_large(limit: int) -> Reply:

@@ -4,6 +4,13 @@ crash loses at most the request in flight). When the server stops, the journal i
 ingested like any file of our JSONL (redacted again, which changes nothing) into one
 batch, so ``check``, ``diff`` and ``contract check`` judge the run like any trace. A
 journal a crashed run left is committed by the next ``serve`` on that store.
+
+Everything of an event is redacted before its line is written — its name too — and the
+values the request carried as credentials (``credentials_of``: credential headers,
+cookies, query parameters and body fields whose names say secret, token, session, key,
+password, auth …) are scrubbed wherever they reappear, whatever their shape: in the
+answer recorded (the 501 for an unmatched request lists what it received), the URL, the
+name, the error (``redact.Scrubber``, docs/serve.md).
 """
 
 from __future__ import annotations
@@ -16,12 +23,41 @@ from typing import Any
 from ..formats.jsonl import JSONL_HEADER
 from ..ingest import ingest
 from ..model import WorkbenchError, dumps_bytes
-from ..redact import Redactor
+from ..redact import Redactor, Scrubber, key_class
 from ..store import Store
 from ._failures import Answer
 from ._match import Request
 
-__all__ = ["Recorder", "commit_orphans", "new_trace_id"]
+__all__ = ["Recorder", "commit_orphans", "credentials_of", "new_trace_id"]
+
+_MAX_FIELDS = 10_000  # body fields looked at for credentials
+
+
+def credentials_of(req: Request) -> list[tuple[str, str]]:
+    """``(name, value)`` of what a request carried as a credential: a header, a query
+    parameter or a body field (at any depth) whose name the redactor calls secret or
+    maybe-secret (``authorization``, ``cookie``, ``x-api-key``, ``access_token``,
+    ``session``, ``key``, ``password`` …), whatever its value looks like."""
+    out: list[tuple[str, str]] = []
+    for where in (req.headers, req.query):
+        for name, v in where.items():
+            if key_class(name) is not None:
+                out += [(name, str(x)) for x in (v if isinstance(v, list) else [v])
+                        if isinstance(x, str) and x]
+    stack: list[Any] = [req.body] if req.has_body else []
+    seen = 0
+    while stack and seen < _MAX_FIELDS:
+        v = stack.pop()
+        seen += 1
+        if isinstance(v, dict):
+            for k, x in v.items():
+                if isinstance(x, str) and x and key_class(str(k)) is not None:
+                    out.append((str(k), x))
+                elif isinstance(x, dict | list):
+                    stack.append(x)
+        elif isinstance(v, list):
+            stack.extend(x for x in v if isinstance(x, dict | list))
+    return out
 
 
 def new_trace_id() -> str:
@@ -34,7 +70,8 @@ class Recorder:
 
     def __init__(self, store: Store, trace_id: str, scenario: str) -> None:
         self.store, self.trace_id, self.scenario = store, trace_id, scenario
-        self.redactor = Redactor(store.redaction_key())
+        self.key = store.redaction_key()
+        self.redactor = Redactor(self.key)
         self.journal = store.journal(trace_id)
         self.journal.append(dumps_bytes(JSONL_HEADER) + b"\n")
         self.count = 0
@@ -46,6 +83,8 @@ class Recorder:
     def record(self, req: Request, url: str, answer: Answer | None, *,
                exchange: str | None, failure: str | None, start_ns: int) -> None:
         """One request (``answer`` None: held, never answered)."""
+        scrub = Scrubber(self.key, credentials_of(req))
+        red = self.redactor
         args: dict[str, Any] = {"method": req.method, "url": url, "path": req.path,
                                 "query": req.query, "headers": req.headers}
         if req.has_body:
@@ -56,9 +95,10 @@ class Recorder:
         if failure:
             attrs["serve.failure"] = failure
         ev: dict[str, Any] = {"trace_id": self.trace_id, "event_id": f"r{self.count}",
-                              "kind": "http", "name": f"{req.method} {req.path}",
+                              "kind": "http",
+                              "name": red.text(scrub.text(f"{req.method} {req.path}")),
                               "start_ns": start_ns, "end_ns": time.time_ns(),
-                              "args": self.redactor.value(args), "attrs": attrs}
+                              "args": red.value(scrub.value(args)), "attrs": attrs}
         if answer is None:
             ev["status"] = "unset"
             ev["end_ns"] = None
@@ -67,11 +107,11 @@ class Recorder:
             result: dict[str, Any] = {"status": answer.status, "headers": answer.headers}
             if answer.has_body:
                 result["body"] = answer.body
-            ev["result"] = self.redactor.value(result)
+            ev["result"] = red.value(scrub.value(result))
             ev["status"] = "error" if answer.status >= 400 else "ok"
             if answer.status >= 400:
-                ev["error"] = self.redactor.value({"code": f"HTTP_{answer.status}",
-                                                   "message": _message(answer.body)})
+                ev["error"] = red.value(scrub.value({"code": f"HTTP_{answer.status}",
+                                                     "message": _message(answer.body)}))
         self.redactor.hits.clear()
         self.journal.append(dumps_bytes(ev) + b"\n")
         self.count += 1

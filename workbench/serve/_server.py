@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
-from ..model import JSONDecodeError, dumps_bytes, loads
+from ..model import JSONDecodeError, Limit, LimitExceededError, dumps_bytes, loads
 from ..store import Store
 from ._errors import ListenError
 from ._exchange import Exchange
@@ -36,7 +36,13 @@ __all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve"]
 SERVED_HEADER = "x-workbench-served"
 """Set on every answer: ``recording`` (a recorded exchange as recorded), ``injected`` (one
 a failure mode changed) or ``unmatched`` (the 501 for a request no exchange matches).
-Whoever reads an answer (``replay``) can tell it came from a recording, not a service."""
+``refused`` marks the 413 for a JSON body past a parser limit (``json_depth``,
+``integer_digits``). Whoever reads an answer (``replay``) can tell it came from a
+recording, not a service."""
+
+#: deeper request bodies are refused (413): what is recorded must be redacted, and the
+#: redactor walks JSON on the interpreter's stack (docs/serve.md, "Garbage clients")
+BODY_DEPTH = Limit("request_json_depth", 256, "levels", "JSON nesting of a request body")
 
 _HOP = frozenset({"content-length", "transfer-encoding", "connection", "content-encoding",
                   "keep-alive", "date", "server"})
@@ -97,8 +103,13 @@ class App:
     def __call__(self, method: str, target: str, headers: list[tuple[str, str]],
                  raw: bytes) -> Reply | object:
         start = time.time_ns()
-        req = _request(method, target, headers, raw)
+        req, refused = _request(method, target, headers, raw)
         url = self.base + target
+        if refused is not None:
+            answer = _refused(refused)
+            self.recorder.record(req, url, answer, exchange=None, failure=None,
+                                 start_ns=start)
+            return _reply(answer)
         ex = self.matcher.find(req)
         if ex is None:
             self.unmatched += 1
@@ -129,7 +140,19 @@ class App:
                         "differences": [d.to_dict() for d in diffs]}}})
 
 
-def _request(method: str, target: str, headers: list[tuple[str, str]], raw: bytes) -> Request:
+def _refused(exc: LimitExceededError) -> Answer:
+    """The 413 for a JSON body past a parser limit, naming the limit."""
+    return Answer(413, {"content-type": "application/json", SERVED_HEADER: "refused"},
+                  {"error": {"code": "json_limit",
+                             "message": "the request body: " + exc.message.split(": ", 1)[-1],
+                             "limit": exc.details.get("limit"),
+                             "value": exc.details.get("value")}})
+
+
+def _request(method: str, target: str, headers: list[tuple[str, str]], raw: bytes
+             ) -> tuple[Request, LimitExceededError | None]:
+    """The request, and the limit its JSON body breaks (the body is then recorded as
+    ``«refused: N bytes»``, never parsed further)."""
     parts = urlsplit(target)
     query: dict[str, Any] = {}
     for k, v in parse_qsl(parts.query, keep_blank_values=True):
@@ -140,6 +163,7 @@ def _request(method: str, target: str, headers: list[tuple[str, str]], raw: byte
         prev = hdrs.get(k)
         hdrs[k] = v if prev is None else [*(prev if isinstance(prev, list) else [prev]), v]
     body: Any = None
+    refused: LimitExceededError | None = None
     if raw:
         try:
             text = raw.decode("utf-8")
@@ -148,9 +172,26 @@ def _request(method: str, target: str, headers: list[tuple[str, str]], raw: byte
         else:
             try:
                 body = loads(text)
+                if _depth(body) > BODY_DEPTH.value:
+                    raise BODY_DEPTH.breach("JSON")
             except JSONDecodeError:
                 body = text
-    return Request(method.upper(), parts.path or "/", query, hdrs, body, bool(raw))
+            except LimitExceededError as exc:
+                body, refused = f"«refused: {len(raw)} bytes»", exc
+    return Request(method.upper(), parts.path or "/", query, hdrs, body, bool(raw)), refused
+
+
+def _depth(value: Any) -> int:
+    """How deep a JSON value nests (a scalar is 0), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        items = v.values() if type(v) is dict else v if type(v) is list else None
+        if items is None:
+            continue
+        deepest = max(deepest, d)
+        stack.extend((x, d + 1) for x in items if type(x) in (dict, list))
+    return deepest
 
 
 def _recorded(ex: Exchange) -> Answer:

@@ -2,24 +2,29 @@
 ``double_create`` (a retry under the same Idempotency-Key creates a second order),
 ``repeat_cursor`` (the second page repeats the last item of the first), ``500_on_type``
 (a quantity of the wrong type crashes the handler) and ``ignore_auth`` (listing answers
-without a credential). With none switched on it keeps its contract (``DOC``)."""
+without a credential). With none switched on it keeps its contract (``DOC``).
+``ECHO`` (not a bug of the contract, so not in ``BUGS``) makes it an echoing service:
+each answer repeats the credentials it was sent, as services do ("invalid key …", a
+``caller`` field, a header), spelt as sent, URL-encoded, and for ``Basic`` decoded."""
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import json
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import jsonschema
 
 from tests.unit.invariants.labelled import NEW_ORDER, ORDER
 
 BUGS = ("double_create", "repeat_cursor", "500_on_type", "ignore_auth")
+ECHO = "echo_credentials"
 TOKEN = "Bearer probe-token"
 
 DOC: dict[str, Any] = {
@@ -94,12 +99,30 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status: int, body: Any) -> None:
+        echo = ECHO in self.server.svc.bugs
+        if echo and isinstance(body, dict):
+            body = {**body, **self.echoed(status)}
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
+        if echo:
+            self.send_header("x-caller", self.headers.get("authorization") or "-")
         self.send_header("content-length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def echoed(self, status: int) -> dict[str, Any]:
+        auth = self.headers.get("authorization") or ""
+        key = self.headers.get("x-api-key") or ""
+        out: dict[str, Any] = {"caller": auth, "api_key": key,
+                               "retry": "/login?next=" + quote(auth, safe="")}
+        scheme, _, cred = auth.partition(" ")
+        if scheme.lower() == "basic":
+            with suppress(ValueError):
+                out["user"] = base64.b64decode(cred).decode()
+        if status in (401, 403):
+            out["message"] = f"invalid key {cred or key}"
+        return out
 
     def authed(self) -> bool:
         return self.headers.get("authorization") == TOKEN
