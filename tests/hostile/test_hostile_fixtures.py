@@ -19,6 +19,7 @@ import pytest
 
 from tests.hostile.cases import REPO
 from tests.hostile.test_hostile_plugin import PLUGIN
+from tests.support import run
 from workbench.model import LIMITS
 
 CAP = 2 << 30  # bytes of address space for the child: the bomb expands to 2 GB
@@ -111,3 +112,72 @@ def test_pytest_item_of_a_dictionary_bomb_fails_with_the_code(bombed):
     assert "1 failed" in out and "passed" not in out.splitlines()[-1]
     assert "cannot be read: error[LIMIT_EXCEEDED]" in out and "fixture_bytes" in out
     assert "realloc" not in out and "MemoryError" not in out
+
+
+# -- the bytes a fixture holds, not only its content --------------------------------------
+
+def _copy(tmp_path: Path) -> Path:
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(REPO / "traces" / "fixtures", fixtures)
+    return fixtures
+
+
+def _verify(capsys, fixtures: Path, *more: str) -> tuple[int, str, str]:
+    rc, out, err = run(capsys, "verify", "--fixtures", str(fixtures), *more)
+    assert "INTERNAL" not in err and "Traceback" not in err
+    return rc, out, err
+
+
+def flip_footer_statistic(trace: Path) -> None:
+    """Lower the ``trace_id`` column's min statistic in the footer by one hex digit:
+    every value read stays the same, a reader pruning by statistics sees another file."""
+    data = bytearray(trace.read_bytes())
+    size = int.from_bytes(data[-8:-4], "little")
+    footer_at = len(data) - 8 - size
+    tid = pq.read_table(trace).column("trace_id")[0].as_py().encode()
+    at = data.rindex(tid, footer_at)  # min_value is written after max_value
+    assert tid[0] > ord("0")
+    data[at] = ord("0")  # a lower min: still true of every value, so no reader refuses it
+    trace.write_bytes(bytes(data))
+
+
+def test_a_flipped_footer_statistic_is_bytes_changed(capsys, tmp_path):
+    fixtures = _copy(tmp_path)
+    trace = fixtures / "archive-incident" / "v1" / "trace.parquet"
+    content = pq.read_table(trace)
+    flip_footer_statistic(trace)
+    assert pq.read_table(trace).equals(content)  # the decoded content is the same
+    stats = pq.ParquetFile(trace).metadata.row_group(0).column(0).statistics
+    assert stats.min != content.column("trace_id")[0].as_py()
+    rc, out, _ = _verify(capsys, fixtures, "--json")
+    assert rc == 1
+    problems = json.loads(out)["problems"]
+    assert [(p["fixture"], p["code"]) for p in problems] == [
+        ("archive-incident/v1", "BYTES_CHANGED")]
+    assert problems[0]["message"].startswith("trace.parquet: its bytes changed")
+
+
+def test_a_lock_without_byte_pins_is_accepted_and_said_so_then_relocked(capsys, tmp_path):
+    fixtures = _copy(tmp_path)
+    lock = fixtures / "fixtures.lock"
+    pinned = lock.read_text()
+    old = "".join(line.split("\t")[0] + "\t" + line.split("\t")[1] + "\n"
+                  if not line.startswith("#") else line + "\n"
+                  for line in pinned.splitlines())
+    lock.write_text(old)
+    rc, out, _ = _verify(capsys, fixtures)
+    assert rc == 0
+    assert "archive-incident/v1  unpinned bytes; re-lock" in out
+    assert lock.read_text() == old  # verify alone writes nothing
+    # a version whose content changed is not re-pinned by --relock
+    rules = fixtures / "added-enum" / "v1" / "rules.yaml"
+    rules.write_text(rules.read_text().replace("severity: warn", "severity: error", 1))
+    rc, out, _ = _verify(capsys, fixtures, "--relock")
+    assert rc == 1 and "added-enum/v1  CONTENT_CHANGED" in out
+    assert "archive-incident/v1  relocked" in out and "unpinned" not in out.replace(
+        "added-enum/v1  unpinned", "")
+    relocked = lock.read_text().splitlines()
+    assert [line for line in relocked if line.startswith("added-enum/")] == [
+        line for line in old.splitlines() if line.startswith("added-enum/")]
+    assert [line for line in relocked if not line.startswith("added-enum/")] == [
+        line for line in pinned.splitlines() if not line.startswith("added-enum/")]
