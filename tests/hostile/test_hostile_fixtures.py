@@ -181,3 +181,26 @@ def test_a_lock_without_byte_pins_is_accepted_and_said_so_then_relocked(capsys, 
         line for line in old.splitlines() if line.startswith("added-enum/")]
     assert [line for line in relocked if not line.startswith("added-enum/")] == [
         line for line in pinned.splitlines() if not line.startswith("added-enum/")]
+
+
+# -- secrets in names, links out of the folder ---------------------------------------------
+
+TOKEN = "ghp_" + ("R3aLlyN0tAT0k3n" * 3)[:36]
+
+
+def test_verify_masks_secrets_in_folder_names_and_rule_ids(capsys, tmp_path):
+    fixtures = _copy(tmp_path)
+    (fixtures / TOKEN).mkdir()  # not a fixture name: reported by its name
+    rules = fixtures / "archive-incident" / "v1" / "rules.yaml"
+    rules.write_text(rules.read_text().replace("rules:\n", f"rules:\n  {TOKEN}:\n"
+                                               "    every:\n      event: {tool: x}\n"
+                                               "      where: {status: ok}\n", 1))
+    for more in ((), ("--json",)):
+        rc, out, err = _verify(capsys, fixtures, *more)
+        assert rc == 1
+        assert TOKEN not in out + err
+        assert "«github-pat»" in out
+    rc, out, _ = _verify(capsys, fixtures, "--json")
+    found = {(p["fixture"], p["code"]) for p in json.loads(out)["problems"]}
+    assert ("«github-pat»", "UNEXPECTED_ENTRY") in found
+    assert ("archive-incident/v1", "CONTENT_CHANGED") in found

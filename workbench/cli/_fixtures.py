@@ -17,7 +17,7 @@ from ..fixtures import (
     verify,
 )
 from ..model import UsageError
-from ..redact import load_policy
+from ..redact import load_policy, masked
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
@@ -150,7 +150,7 @@ def _verify_text(r: VerifyResult) -> str:
     lines += [f"{f}  unpinned bytes; re-lock (`workbench verify --relock`): {LOCK_FILE} "
               "pins its content only" for f in r.unpinned]
     n = len(r.problems)
-    lines.append(f"verified {r.fixtures} fixture version(s) under {r.root}: "
+    lines.append(f"verified {r.fixtures} fixture version(s) under {masked(str(r.root))}: "
                  + (f"{n} problem(s)" if n else "no problems"))
     return "\n".join(lines)
 
