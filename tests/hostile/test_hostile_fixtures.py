@@ -204,3 +204,45 @@ def test_verify_masks_secrets_in_folder_names_and_rule_ids(capsys, tmp_path):
     found = {(p["fixture"], p["code"]) for p in json.loads(out)["problems"]}
     assert ("«github-pat»", "UNEXPECTED_ENTRY") in found
     assert ("archive-incident/v1", "CONTENT_CHANGED") in found
+
+
+def _planted(tmp_path: Path) -> tuple[Path, Path]:
+    """A fixtures copy, and outside it a fixture version whose trace is garbage: read,
+    it would be TRACE_UNREADABLE."""
+    fixtures = _copy(tmp_path)
+    outside = tmp_path / "elsewhere" / "v2"
+    shutil.copytree(fixtures / "archive-incident" / "v1", outside)
+    (outside / "trace.parquet").write_bytes(b"PAR1 not read through a link PAR1")
+    return fixtures, outside
+
+
+def test_a_symlinked_version_folder_is_refused_and_not_read(capsys, tmp_path):
+    fixtures, outside = _planted(tmp_path)
+    (fixtures / "archive-incident" / "v2").symlink_to(outside, target_is_directory=True)
+    rc, out, _ = _verify(capsys, fixtures)
+    assert rc == 1
+    assert "archive-incident/v2  SYMBOLIC_LINK" in out
+    assert "TRACE_UNREADABLE" not in out and "UNREDACTED" not in out
+
+
+def test_a_symlinked_fixture_folder_is_refused_and_not_read(capsys, tmp_path):
+    fixtures, outside = _planted(tmp_path)
+    (fixtures / "linked").symlink_to(outside.parent, target_is_directory=True)
+    rc, out, _ = _verify(capsys, fixtures)
+    assert rc == 1
+    assert "linked  SYMBOLIC_LINK" in out
+    assert "TRACE_UNREADABLE" not in out and "linked/v2" not in out
+
+
+def test_pytest_items_of_a_symlinked_version_fail_with_the_code(tmp_path):
+    fixtures, outside = _planted(tmp_path)
+    (fixtures / "archive-incident" / "v2").symlink_to(outside, target_is_directory=True)
+    project = tmp_path
+    (project / "pyproject.toml").write_text(
+        '[tool.workbench]\nfixtures = "fixtures"\n[tool.pytest.ini_options]\n')
+    done = run_capped([sys.executable, "-m", "pytest", *PLUGIN, "-p", "no:randomly",
+                       "-p", "no:cacheprovider", "fixtures"], project)
+    out = done.stdout
+    assert done.returncode == 1, out[-3000:]
+    assert "cannot be read: error[SYMBOLIC_LINK]" in out
+    assert "TRACE_UNREADABLE" not in out
