@@ -27,15 +27,15 @@ BOUND = 120  # seconds; far above the normal run (a few seconds), only there for
 SECRET = "ghp_" + "R3aLlyN0tAT0k3n" * 3  # a GitHub token's shape (not a real one)
 
 
-def _capped() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (CAP, CAP))
-
-
-def run_capped(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_capped(args: list[str], cwd: Path, cap: int = CAP
+               ) -> subprocess.CompletedProcess[str]:
     """``args`` in a child under the memory cap, killed at the bound."""
+    def capped() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=BOUND,
-                          preexec_fn=_capped, env=env, check=False)
+                          preexec_fn=capped, env=env, check=False)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -113,6 +113,49 @@ def test_pytest_item_of_a_dictionary_bomb_fails_with_the_code(bombed):
     assert "cannot be read: error[LIMIT_EXCEEDED]" in out and "fixture_bytes" in out
     assert "realloc" not in out and "MemoryError" not in out
 
+
+
+def refs_bomb(version: Path, rows: int, per_row: int) -> None:
+    """``trace.parquet`` whose every row refers ``per_row`` times to one event: a few
+    KB on disk (levels and indices compress to nothing), ``rows * per_row`` list items
+    once read."""
+    trace = version / "trace.parquet"
+    table = pq.read_table(trace)
+    first = table.slice(0, 1).to_pylist()[0]
+    cols = {c: [first[c]] * rows for c in table.schema.names if c != "refs"}
+    cols["event_id"] = [f"{i:016x}" for i in range(rows)]
+    cols["seq"] = list(range(rows))
+    bomb = pa.Table.from_pydict(cols, schema=table.schema.remove(
+        table.schema.get_field_index("refs")))
+    zeros = pa.nulls(rows * per_row, pa.int32()).fill_null(0)
+    shared = pa.dictionary(pa.int32(), pa.string())
+    items = pa.StructArray.from_arrays(
+        [pa.DictionaryArray.from_arrays(zeros, pa.array(["0" * 16])) for _ in range(3)],
+        fields=[pa.field(n, shared, nullable=False) for n in ("event_id", "path",
+                                                               "from_path")])
+    refs = pa.ListArray.from_arrays(
+        pa.array(range(0, rows * per_row + 1, per_row), pa.int32()), items)
+    pq.write_table(bomb.append_column("refs", refs), trace, compression="zstd",
+                   row_group_size=rows, store_schema=False)
+
+
+def test_verify_refuses_a_list_bomb_from_its_value_counts(tmp_path):
+    """17 million ``refs`` items in an 11 KB file: the footer's value counts say what it
+    expands to, so it is refused before a row is read (it used to take 800 MB to find
+    out, and fail to allocate under a 1 GB cap)."""
+    fixtures = tmp_path / "fixtures"
+    shutil.copytree(REPO / "traces" / "fixtures" / "archive-incident", fixtures / "bomb")
+    refs_bomb(fixtures / "bomb" / "v1", 1_000, 17_000)
+    trace = fixtures / "bomb" / "v1" / "trace.parquet"
+    assert trace.stat().st_size < 64 << 10
+    meta = pq.ParquetFile(trace).metadata
+    assert sum(meta.row_group(0).column(j).total_uncompressed_size
+               for j in range(meta.num_columns)) < LIMITS["fixture_bytes"].value
+    done = run_capped([sys.executable, "-m", "workbench", "verify", "--fixtures",
+                       str(fixtures)], tmp_path, cap=1 << 30)
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "error[LIMIT_EXCEEDED]" in done.stderr and "fixture_bytes" in done.stderr
+    assert "realloc" not in done.stdout + done.stderr
 
 # -- the bytes a fixture holds, not only its content --------------------------------------
 
