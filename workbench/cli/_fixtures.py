@@ -13,10 +13,11 @@ from ..fixtures import (
     VerifyResult,
     finding_line,
     promote,
+    relock,
     verify,
 )
 from ..model import UsageError
-from ..redact import load_policy
+from ..redact import load_policy, masked
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
@@ -79,6 +80,10 @@ def register(sub: Any) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     v.add_argument("--fixtures", metavar="DIR", default=str(DEFAULT_FIXTURES),
                    help=f"the fixtures folder (default: {DEFAULT_FIXTURES})")
+    v.add_argument("--relock", action="store_true",
+                   help=f"first pin in {LOCK_FILE} the file bytes of every version whose "
+                        "content matches its pin (a lock older than byte pins, a file "
+                        "rewritten on purpose); then verify")
     common(v, store=False)
     v.set_defaults(func=run_verify)
 
@@ -141,13 +146,16 @@ def _verify_text(r: VerifyResult) -> str:
     lines = [f"{p.fixture}  {p.code}  {p.message}" for p in sorted(r.problems)]
     lines += [f"{a['fixture']}  accepted  hand edit of {', '.join(a['fields'][:8])} "
               "(named in the manifest note)" for a in r.accepted]
+    lines += [f"{f}  relocked  its files' bytes pinned in {LOCK_FILE}" for f in r.relocked]
+    lines += [f"{f}  unpinned bytes; re-lock (`workbench verify --relock`): {LOCK_FILE} "
+              "pins its content only" for f in r.unpinned]
     n = len(r.problems)
-    lines.append(f"verified {r.fixtures} fixture version(s) under {r.root}: "
+    lines.append(f"verified {r.fixtures} fixture version(s) under {masked(str(r.root))}: "
                  + (f"{n} problem(s)" if n else "no problems"))
     return "\n".join(lines)
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    result = verify(args.fixtures)
+    result = verify(args.fixtures, relocked=relock(args.fixtures) if args.relock else None)
     emit(args, result.to_dict(), lambda: _verify_text(result))
     return 1 if result.problems else 0

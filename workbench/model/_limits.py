@@ -66,8 +66,8 @@ _ALL = (
     Limit("config_scalar_chars", 65_536, "characters", "a value in a configuration file"),
     Limit("config_alias_nodes", 1_000, "nodes", "what YAML aliases repeat"),
     Limit("rules_per_file", 10_000, "rules", "the number of rules"),
-    Limit("fixture_rows", 200_000, "rows", "a fixture's trace"),
-    Limit("fixture_bytes", 256 << 20, "bytes", "a fixture's trace, uncompressed"),
+    Limit("fixture_rows", 50_000, "rows", "a fixture's trace"),
+    Limit("fixture_bytes", 64 << 20, "bytes", "a fixture's trace, decoded"),
     Limit("answer_bytes", 64 << 20, "bytes", "an answer a replay reads"),
 )
 #: every limit by its name
