@@ -24,6 +24,7 @@ from typing import Any
 from ..model import NotFoundError, UsageError
 from ..store import resolve_store_path
 from ._main import common, emit, summary
+from ._types import integer
 
 __all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "PRE_SAVE_HOOK", "lab_command", "register",
            "strip_notebook", "strip_outputs"]
@@ -52,7 +53,7 @@ def register(sub: Any) -> None:
                    help="the notebooks folder (default: ./notebooks)")
     p.add_argument("--notebook", metavar="NAME",
                    help=f"the notebook to open (default: {DEFAULT_NOTEBOOK} when there)")
-    p.add_argument("--port", type=int, default=8888, help="port (default 8888)")
+    p.add_argument("--port", type=integer(1, 65_535), default=8888, help="port (default 8888)")
     p.add_argument("--token", metavar="T",
                    help="the access token (default: a random one; the printed URL carries it; "
                    "an empty one turns authentication off)")

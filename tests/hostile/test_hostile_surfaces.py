@@ -1,0 +1,146 @@
+"""Hostile values for every option of every command, read from the argparse parsers
+themselves (an option added later is covered without a word): a number that is no
+number (NaN, infinities), too large, negative or garbage, and a string holding a
+control character (CR/LF, NUL, ESC) each end in exit 2 with ``error[USAGE]`` and a hint
+before any work is done — never ``INTERNAL`` — and the store is left as it was."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.support import run, snapshot
+from workbench.cli._main import COMMANDS, build_parser
+from workbench.model import UsageError
+
+NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "-1", "-0.5",
+           "9" * 30, "9" * 5000, "", "ten", "0x10"]
+CONTROL = ["a\r\nb", "x\ny", "\x1b[31mred", "nul\x00", "tab\there", "del\x7f"]
+NUMERIC_TYPES = ("seconds", "integer")
+
+
+def _parsers() -> Iterator[tuple[list[str], argparse.ArgumentParser]]:
+    """Every command's parser (and each action of ``contract`` and ``redact``), with the
+    words that name it."""
+    for command in COMMANDS:
+        top = build_parser(command)
+        for sub in _subparsers(top):
+            parser = sub.choices[command]
+            inner = _subparsers(parser)
+            if not inner:
+                yield [command], parser
+            for action in inner:
+                for name, p in action.choices.items():
+                    yield [command, name], p
+
+
+def _subparsers(p: argparse.ArgumentParser) -> list[argparse._SubParsersAction]:
+    return [a for a in p._actions if isinstance(a, argparse._SubParsersAction)]
+
+
+def _valued(p: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in p._actions
+            if isinstance(a, (argparse._StoreAction, argparse._AppendAction))]
+
+
+def _filler(a: argparse.Action) -> list[str]:
+    value = str(next(iter(a.choices))) if a.choices else "x"
+    if a.type is not None and getattr(a.type, "__name__", "") in NUMERIC_TYPES:
+        value = "1"
+    return [value]
+
+
+def _argv(words: list[str], p: argparse.ArgumentParser, bad: argparse.Action,
+          value: str) -> list[str]:
+    """``words`` with every required option and positional given a harmless value, and
+    ``bad`` given ``value``."""
+    argv = list(words)
+    for a in _valued(p):
+        if a is bad:
+            continue
+        if a.option_strings and a.required:
+            argv += [a.option_strings[0], *_filler(a)]
+    if bad.option_strings:
+        argv += [f"{bad.option_strings[0]}={value}"]
+    positional = [a for a in _valued(p) if not a.option_strings]
+    argv.append("--")
+    for a in positional:
+        argv += [value] if a is bad else _filler(a)
+    return argv
+
+
+def _cases() -> Iterator[object]:
+    for words, p in _parsers():
+        for a in _valued(p):
+            if a.dest == "help":
+                continue
+            numeric = getattr(a.type, "__name__", "") in NUMERIC_TYPES
+            values = NUMBERS if numeric else CONTROL
+            name = a.option_strings[0] if a.option_strings else a.dest
+            for v in values:
+                if a.dest == "query" and v in ("x\ny", "tab\there", "a\r\nb"):
+                    continue  # a SQL query may span lines
+                yield pytest.param(words, p, a, v, id=f"{' '.join(words)} {name}={v[:12]!r}")
+
+
+CASES = list(_cases())
+
+
+def test_every_numeric_option_has_a_bounded_type():
+    """No option reads a bare ``int`` or ``float``: each names its range."""
+    loose = [f"{' '.join(w)} {a.option_strings or a.dest}" for w, p in _parsers()
+             for a in _valued(p) if a.type in (int, float)]
+    assert loose == []
+    assert sum(1 for c in CASES if getattr(c.values[2].type, "__name__", "")  # type: ignore[attr-defined]
+               in NUMERIC_TYPES) >= 20 * len(NUMBERS) // 2
+
+
+@pytest.mark.parametrize(("words", "parser", "action", "value"), CASES)
+def test_a_bad_option_value_is_a_usage_error(words, parser, action, value):
+    argv = _argv(words, parser, action, value)
+    with pytest.raises(UsageError) as caught:
+        build_parser(words[0]).parse_args(argv)
+    assert caught.value.code == "USAGE"
+    message = str(caught.value)
+    assert "\r" not in message and "\n" not in message and "\x1b" not in message
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.hostile.cases import EXAMPLE
+    from workbench.cli import main
+    root = tmp_path_factory.mktemp("surfaces") / "store"
+    assert main(["ingest", str(EXAMPLE), "--store", str(root)]) == 0
+    return root
+
+
+@pytest.mark.parametrize("argv", [
+    ["replay", "0000", "--target", "http://127.0.0.1:9", "--timeout", "nan"],
+    ["replay", "0000", "--target", "http://127.0.0.1:9", "--timeout", "inf"],
+    ["replay", "0000", "--target", "http://127.0.0.1:9", "--timeout", "1e308"],
+    ["replay", "0000", "--target", "http://127.0.0.1:9", "--auth-env", "X\r\nInjected: 1"],
+    ["probe", "openapi.yaml", "--target", "http://127.0.0.1:9", "--max-seconds", "nan"],
+    ["minimize", "x", "--rules", "r.yaml", "--rule", "r", "--max-seconds", "inf"],
+    ["compact", "--grace", "-inf"],
+    ["serve", "x.yaml", "--port", "1e9"],
+    ["show", "x", "--limit", "9" * 400],
+])
+def test_the_cli_says_usage_with_a_hint_and_leaves_the_store(capsys, store, argv):
+    """End to end through ``main``: exit 2, ``error[USAGE]`` and a hint on stderr, the
+    same code in the ``--json`` envelope, nothing written."""
+    before = snapshot(store)
+    code, out, err = run(capsys, *argv, "--store", store)
+    assert code == 2 and err.startswith("error[USAGE]: ") and "\n  hint: " in err
+    assert "\r" not in err and "Injected: 1\n" not in err
+    code, out, _ = run(capsys, *argv, "--store", store, "--json")
+    assert code == 2 and json.loads(out)["error"]["code"] == "USAGE"
+    assert snapshot(store) == before
+
+
+def test_a_sql_query_may_span_lines(capsys, store):
+    code, out, _ = run(capsys, "sql", "SELECT\n\t1 AS one", "--store", store, "--json")
+    assert code == 0 and json.loads(out)["rows"] == [{"one": 1}]
