@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -144,3 +147,103 @@ def test_the_cli_says_usage_with_a_hint_and_leaves_the_store(capsys, store, argv
 def test_a_sql_query_may_span_lines(capsys, store):
     code, out, _ = run(capsys, "sql", "SELECT\n\t1 AS one", "--store", store, "--json")
     assert code == 0 and json.loads(out)["rows"] == [{"one": 1}]
+
+
+# --- output files: written to what the path names, never renamed over it ------------
+
+RULES_FILE = Path(__file__).resolve().parents[2] / "traces" / "examples" / \
+    "archive-incident.rules.yaml"
+
+
+def _trace_id(capsys, store: Path) -> str:
+    code, out, _ = run(capsys, "traces", "--store", store, "--json")
+    assert code == 0
+    return str(json.loads(out)["traces"][0]["trace_id"])
+
+
+def _outputs(capsys, store: Path, path: Path) -> list[list[object]]:
+    """One command per output option, each writing to ``path``."""
+    return [["export", _trace_id(capsys, store), "--out", path, "--store", store],
+            ["check", RULES_FILE, "--sarif", path, "--store", store],
+            ["check", RULES_FILE, "--junit", path, "--store", store]]
+
+
+def test_an_output_through_a_link_replaces_the_target_and_keeps_the_link(capsys, store,
+                                                                          tmp_path):
+    for i, argv in enumerate(_outputs(capsys, store, tmp_path / "link")):
+        target = tmp_path / f"target-{i}"
+        target.write_text("old")
+        link = tmp_path / "link"
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+        code, _, _ = run(capsys, *argv)
+        assert code in (0, 1)
+        assert link.is_symlink() and os.readlink(link) == str(target)
+        assert target.read_bytes() not in (b"", b"old")
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_a_dangling_link_creates_its_target(capsys, store, tmp_path):
+    link = tmp_path / "out.jsonl"
+    link.symlink_to(tmp_path / "made.jsonl")
+    code, _, _ = run(capsys, "export", _trace_id(capsys, store), "--out", link,
+                     "--store", store)
+    assert code == 0 and link.is_symlink() and (tmp_path / "made.jsonl").stat().st_size > 0
+
+
+def test_a_character_device_is_written_through_not_replaced(capsys, store, tmp_path):
+    """``/dev/null`` (and through a link to it) is opened and written, never renamed
+    over: the device stays a device and no temporary file is tried beside it."""
+    link = tmp_path / "null"
+    link.symlink_to(os.devnull)
+    for path in (Path(os.devnull), link):
+        for argv in _outputs(capsys, store, path):
+            code, _, err = run(capsys, *argv)
+            assert code in (0, 1), err
+        assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    assert link.is_symlink()
+
+
+def test_a_fifo_is_written_through(capsys, store, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    code, _, _ = run(capsys, "export", _trace_id(capsys, store), "--out", fifo,
+                     "--store", store)
+    reader.join(timeout=60)
+    if reader.is_alive():  # nothing wrote to the pipe: release the reader
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+    assert code == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert got and got[0].count(b"\n") > 5
+
+
+@pytest.mark.parametrize("option", ["--out", "--sarif", "--junit", "--html"])
+def test_an_output_that_is_a_folder_is_refused_with_a_hint(capsys, store, tmp_path, option):
+    tid = _trace_id(capsys, store)
+    argv: list[object] = {
+        "--out": ["export", tid, "--out", tmp_path],
+        "--sarif": ["check", RULES_FILE, "--sarif", tmp_path],
+        "--junit": ["check", RULES_FILE, "--junit", tmp_path],
+        "--html": ["diff", tid, tid, "--html", tmp_path],
+    }[option]
+    before = snapshot(store)
+    code, _, err = run(capsys, *argv, "--store", store)
+    assert code == 2 and err.startswith("error[OUTPUT_IS_FOLDER]: "), err
+    assert "\n  hint: name a file inside it" in err
+    assert snapshot(store) == before and list(tmp_path.iterdir()) == []
+
+
+def test_an_output_in_a_missing_folder_is_file_not_found(capsys, store, tmp_path):
+    code, _, err = run(capsys, "export", _trace_id(capsys, store), "--out",
+                       tmp_path / "no" / "x.jsonl", "--store", store)
+    assert code == 2 and err.startswith("error[FILE_NOT_FOUND]: ") and "hint:" in err
+
+
+def test_reading_a_pipe_says_not_a_file_with_a_hint(capsys, store, tmp_path):
+    fifo = tmp_path / "trace.jsonl"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "ingest", fifo, "--store", store)
+    assert code == 2 and err.startswith("error[NOT_A_FILE]: ")
+    assert "\n  hint: " in err and "hint: \n" not in err

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..minimize import (
@@ -16,9 +15,9 @@ from ..minimize import (
     save_result,
     write_result,
 )
-from ..model import NotFoundError, UsageError
+from ..model import UsageError
 from ..rules import load_rules
-from ..store import Store, resolve_store_path
+from ..store import Store, output_path, resolve_store_path
 from ._main import common, emit, summary
 from ._render import ProgressLine
 from ._types import integer, seconds
@@ -92,12 +91,7 @@ class _Progress(ProgressLine):
 
 def _check_args(args: argparse.Namespace) -> None:
     if args.out is not None:
-        parent = Path(args.out).resolve().parent
-        if not parent.is_dir():
-            raise NotFoundError(f"no directory {parent} for --out", code="FILE_NOT_FOUND",
-                                hint="create the directory first")
-        if Path(args.out).is_dir():
-            raise UsageError(f"--out {args.out} is a directory; name a file")
+        output_path("--out", args.out)
 
 
 def _text(result: MinimizeResult, saved: bool | None, out: str | None) -> str:
