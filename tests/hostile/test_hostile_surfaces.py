@@ -191,17 +191,33 @@ def test_a_dangling_link_creates_its_target(capsys, store, tmp_path):
     assert code == 0 and link.is_symlink() and (tmp_path / "made.jsonl").stat().st_size > 0
 
 
+def _null_device(tmp_path: Path) -> Path:
+    """A character device to write to. As root, a node of its own (the null device's
+    numbers) in ``tmp_path``: a regressed helper renaming over it must never replace
+    the machine's ``/dev/null``; otherwise ``/dev/null``, which only root could replace."""
+    if os.geteuid() != 0:
+        return Path(os.devnull)
+    node = tmp_path / "null-device"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except OSError as exc:
+        pytest.skip(f"cannot make a device node here: {exc}")
+    return node
+
+
 def test_a_character_device_is_written_through_not_replaced(capsys, store, tmp_path):
-    """``/dev/null`` (and through a link to it) is opened and written, never renamed
+    """A character device (and a link to one) is opened and written, never renamed
     over: the device stays a device and no temporary file is tried beside it."""
+    device = _null_device(tmp_path)
     link = tmp_path / "null"
-    link.symlink_to(os.devnull)
-    for path in (Path(os.devnull), link):
+    link.symlink_to(device)
+    for path in (device, link):
         for argv in _outputs(capsys, store, path):
             code, _, err = run(capsys, *argv)
             assert code in (0, 1), err
-        assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+        assert stat.S_ISCHR(os.lstat(device).st_mode)
     assert link.is_symlink()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 def test_a_fifo_is_written_through(capsys, store, tmp_path):
