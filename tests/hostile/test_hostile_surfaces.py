@@ -263,3 +263,41 @@ def test_reading_a_pipe_says_not_a_file_with_a_hint(capsys, store, tmp_path):
     code, _, err = run(capsys, "ingest", fifo, "--store", store)
     assert code == 2 and err.startswith("error[NOT_A_FILE]: ")
     assert "\n  hint: " in err and "hint: \n" not in err
+
+
+# --- probe: credentials in the target, nothing written to the working folder --------
+
+def test_probe_refuses_credentials_in_the_target_without_printing_them(capsys, store,
+                                                                       tmp_path):
+    doc = tmp_path / "openapi.yaml"
+    doc.write_text("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n")
+    password = "pw-9c1e0b7a4bf92f35"
+    for target in (f"http://admin:{password}@127.0.0.1:9", f"http://{password}@127.0.0.1:9"):
+        before = snapshot(store)
+        code, out, err = run(capsys, "probe", doc, "--target", target, "--store", store)
+        assert code == 2 and err.startswith("error[PROBE_TARGET_CREDENTIALS]: ")
+        assert "hint: pass the credential with --auth-env" in err
+        assert password not in out + err and snapshot(store) == before
+
+
+def test_probe_writes_nothing_into_the_working_folder(tmp_path):
+    """A real probe in a child process (Hypothesis caches what it computes once per
+    process): the working folder holds afterwards exactly what it held before."""
+    import subprocess
+    import sys
+
+    import yaml
+
+    from tests.unit.invariants.service import DOC, running
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "openapi.yaml").write_text(yaml.safe_dump(DOC))
+    env = dict(os.environ)
+    env.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+    with running() as (url, _):
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", "probe", "openapi.yaml", "--target", url,
+             "--store", str(tmp_path / "store"), "--max-requests", "20", "--json"],
+            cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode in (0, 1), done.stderr
+    assert sorted(p.name for p in work.iterdir()) == ["openapi.yaml"]

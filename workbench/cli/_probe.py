@@ -65,6 +65,16 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _hypothesis_home(folder: Path | None) -> None:
+    """Where Hypothesis keeps what it writes (its example database is off; its Unicode
+    tables are cached): a folder removed after the probe, never ``./.hypothesis``."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ImportError:  # the probe itself says PROBE_UNAVAILABLE
+        return
+    set_hypothesis_home_dir(folder)
+
+
 def run(args: argparse.Namespace) -> int:
     report_path("--sarif", args.sarif)
     report_path("--junit", args.junit)
@@ -76,9 +86,14 @@ def run(args: argparse.Namespace) -> int:
         auth = os.environ.get(args.auth_env)
         if not auth:
             raise UsageError(f"--auth-env {args.auth_env}: the variable is not set")
-    done = probe(spec, args.target, seed=args.seed, max_requests=args.max_requests,
-                 max_seconds=args.max_seconds, writes=args.writes, auth=auth,
-                 operations=args.operation)
+    with tempfile.TemporaryDirectory(prefix="workbench-probe-") as scratch:
+        _hypothesis_home(Path(scratch))  # its caches, not in the working folder
+        try:
+            done = probe(spec, args.target, seed=args.seed, max_requests=args.max_requests,
+                         max_seconds=args.max_seconds, writes=args.writes, auth=auth,
+                         operations=args.operation)
+        finally:
+            _hypothesis_home(None)
     if not done.exchanges:
         raise NoHTTPEventsError("the probe sent no request: every operation it may probe "
                                 "writes", hint="add --writes, against a service whose data "
