@@ -301,3 +301,10 @@ def test_probe_writes_nothing_into_the_working_folder(tmp_path):
             cwd=work, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode in (0, 1), done.stderr
     assert sorted(p.name for p in work.iterdir()) == ["openapi.yaml"]
+
+
+def test_export_out_dash_is_standard_output(capsys, store):
+    tid = _trace_id(capsys, store)
+    code, plain, _ = run(capsys, "export", tid, "--store", store)
+    code_dash, dash, _ = run(capsys, "export", tid, "--out", "-", "--store", store)
+    assert code == code_dash == 0 and dash == plain and plain.count("\n") > 5

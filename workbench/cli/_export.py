@@ -70,6 +70,8 @@ def _writer(args: argparse.Namespace) -> tuple[str, str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out == "-":  # standard output, as without --out
+        args.out = None
     if args.out is None and args.json:
         raise UsageError("--json needs --out: stdout carries the JSON document")
     out = None if args.out is None else output_path("--out", args.out)
