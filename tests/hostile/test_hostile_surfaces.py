@@ -308,3 +308,28 @@ def test_export_out_dash_is_standard_output(capsys, store):
     code, plain, _ = run(capsys, "export", tid, "--store", store)
     code_dash, dash, _ = run(capsys, "export", tid, "--out", "-", "--store", store)
     assert code == code_dash == 0 and dash == plain and plain.count("\n") > 5
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd/1").exists(), reason="needs /proc")
+@pytest.mark.parametrize("stdout_to", ["pipe", "file"])
+def test_out_naming_standard_output_writes_to_it(capsys, store, tmp_path, stdout_to):
+    """``--out`` through a link to ``/proc/self/fd/1`` (what ``/dev/stdout`` is; a link
+    of the test's own, so a regressed helper could only replace that): the events
+    arrive on the child's standard output, a pipe or the file it is redirected to,
+    and the link is still a link."""
+    import subprocess
+    import sys
+    link = tmp_path / "stdout"
+    link.symlink_to("/proc/self/fd/1")
+    argv = [sys.executable, "-m", "workbench", "export", _trace_id(capsys, store),
+            "--out", str(link), "--store", str(store)]
+    if stdout_to == "pipe":
+        done = subprocess.run(argv, capture_output=True, timeout=300)
+        got = done.stdout
+    else:
+        with (tmp_path / "redirected.jsonl").open("wb") as f:
+            done = subprocess.run(argv, stdout=f, stderr=subprocess.PIPE, timeout=300)
+        got = (tmp_path / "redirected.jsonl").read_bytes()
+    assert done.returncode == 0, done.stderr
+    assert got.count(b"\n") > 5 and got.startswith(b"{")
+    assert link.is_symlink()

@@ -6,9 +6,10 @@
 - a symbolic link: followed; its final target is replaced atomically the same way (the
   link stays a link), or written directly when the target is a device or a FIFO; a
   dangling link creates its target, as a shell's ``>`` would;
-- a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe), the
-  file this process's standard output or error is redirected to, or ``-`` (standard
-  output): opened and written directly, appending — no rename, nothing replaced;
+- a character device or a FIFO (``/dev/null``, ``/dev/stdout``, a named pipe): opened
+  and written directly, appending — no rename, nothing replaced; the file this
+  process's standard output or error is redirected to, and ``-`` (standard output):
+  written through that stream;
 - a folder: ``OUTPUT_IS_FOLDER``; a block device or a socket: ``OUTPUT_UNSUPPORTED``;
   a missing folder on the way: ``FILE_NOT_FOUND``; a place that cannot be written:
   ``OUTPUT_UNWRITABLE``. All exit 2 with a hint, checked before any work is done and
@@ -38,20 +39,24 @@ _EXAMPLE = {"--out": "out.jsonl", "--sarif": "report.sarif", "--junit": "report.
 @dataclass(frozen=True)
 class OutputPath:
     """Where an output goes: ``how`` is ``replace`` (atomic, at ``path``, a link already
-    followed), ``direct`` (opened and written in place) or ``stdout``."""
+    followed), ``direct`` (opened and written in place), or ``stdout``/``stderr`` (the
+    file the path names is this process's own standard output or error: written
+    through that stream, so what else the command prints follows it)."""
 
     option: str
     given: str
     path: Path
-    how: Literal["replace", "direct", "stdout"]
+    how: Literal["replace", "direct", "stdout", "stderr"]
 
     @contextlib.contextmanager
     def open(self) -> Iterator[BinaryIO]:
         """A binary stream for the output (the path checked again first)."""
         now = output_path(self.option, self.given)
-        if now.how == "stdout":
-            yield sys.stdout.buffer
-            sys.stdout.buffer.flush()
+        if now.how in ("stdout", "stderr"):
+            stream = sys.stdout if now.how == "stdout" else sys.stderr
+            stream.flush()
+            yield stream.buffer
+            stream.buffer.flush()
             return
         try:
             if now.how == "direct":
@@ -70,16 +75,16 @@ class OutputPath:
             f.write(data)
 
 
-def _standard_stream(st: os.stat_result) -> bool:
-    """``st`` is the file standard output or standard error is redirected to."""
-    for fd in (1, 2):
+def _standard_stream(st: os.stat_result) -> Literal["stdout", "stderr"] | None:
+    """Which of this process's standard output and error ``st`` is the file of."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
         try:
             other = os.fstat(fd)
         except OSError:
             continue
         if (other.st_dev, other.st_ino) == (st.st_dev, st.st_ino):
-            return True
-    return False
+            return "stdout" if name == "stdout" else "stderr"
+    return None
 
 
 def output_path(option: str, value: str | os.PathLike[str]) -> OutputPath:
@@ -110,8 +115,10 @@ def output_path(option: str, value: str | os.PathLike[str]) -> OutputPath:
     if stat.S_ISDIR(mode):
         raise UsageError(f"{option} {given} is a folder", code="OUTPUT_IS_FOLDER",
                          hint=f"name a file inside it, e.g. {example}")
-    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or (
-            stat.S_ISREG(mode) and _standard_stream(st)):
+    stream = _standard_stream(st) if stat.S_ISREG(mode) else None
+    if stream is not None:  # written through the stream itself: one file offset
+        return OutputPath(option, given, path, stream)
+    if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         return OutputPath(option, given, path, "direct")
     if stat.S_ISREG(mode):
         return OutputPath(option, given, Path(os.path.realpath(path)), "replace")
