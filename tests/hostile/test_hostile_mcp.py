@@ -119,6 +119,8 @@ def test_replay_sends_nowhere_the_operator_did_not_allow(tmp_path, server, monke
     ctx = ToolContext(tmp_path / "store", tmp_path, allow_targets=(server + "/api",),
                       allow_auth_env=frozenset({"WB_ALLOWED"}))
     for target in (server, server + "/apix", server + "/", f"http://localhost:{port}/api",
+                   server + "/api/../admin", server + "/api/%2e%2e/admin",
+                   server + "/api/%2E%2E", server + "/api/.%2e/x", server + "/api/a%2F..%2F..",
                    server.replace("http:", "https:") + "/api",
                    f"http://127.0.0.1:{int(port) + 1}/api", "http://198.51.100.7/api"):
         assert _replay(ctx, target) == "TARGET_NOT_ALLOWED", target

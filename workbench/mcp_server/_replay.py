@@ -15,6 +15,7 @@ send the server's environment anywhere.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 from ..model import REPLAY_OUTCOMES, UsageError
 from ..replay import Target, parse_target, run_replay
@@ -45,13 +46,18 @@ _RUN = obj({
 
 
 def _under(target: Target, base: Target) -> bool:
-    """``target`` lies at or below the allowed base URL ``base``."""
+    """``target`` lies at or below the allowed base URL ``base``; a path with a dot
+    segment or an encoded dot or slash (``/api/../admin``, ``/api/%2e%2e``) lies under
+    nothing, since the service may resolve it elsewhere."""
+    segments = unquote(target.base).split("/")
+    if "." in segments or ".." in segments or "%2f" in target.base.lower():
+        return False
     return ((target.scheme, target.host.lower(), target.port)
             == (base.scheme, base.host.lower(), base.port)
             and (target.base == base.base or target.base.startswith(base.base + "/")))
 
 
-def allowed(ctx: ToolContext, target: str, auth_env: list[str]) -> None:
+def _allowed(ctx: ToolContext, target: str, auth_env: list[str]) -> None:
     """Refuse a target or a credential the operator did not allow at start."""
     wanted = parse_target(target)
     if not any(_under(wanted, parse_target(base)) for base in ctx.allow_targets):
@@ -71,7 +77,7 @@ def allowed(ctx: ToolContext, target: str, auth_env: list[str]) -> None:
 
 
 def replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    allowed(ctx, args["target"], list(args.get("auth_env", ())))
+    _allowed(ctx, args["target"], list(args.get("auth_env", ())))
     if "invariants" in args and "rules" in args:
         raise UsageError("replay: give `invariants` or `rules`, not both",
                          hint="a finding is judged by the rule or invariant that found it")
