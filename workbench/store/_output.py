@@ -32,7 +32,7 @@ from ._files import atomic_open
 
 __all__ = ["OutputPath", "output_path"]
 
-_EXAMPLE = {"--out": "out.jsonl", "--sarif": "report.sarif", "--junit": "report.xml",
+_EXAMPLE = {"--out": "out", "--sarif": "report.sarif", "--junit": "report.xml",
             "--html": "diff.html"}
 
 
