@@ -104,7 +104,7 @@ def test_diff_bad_inputs(capsys, files, tmp_path):
         (["diff", a, b, "--canon", bad_canon], "CANON_INVALID"),
         (["diff", a, b, "--canon", tmp_path / "nope.yaml"], "FILE_NOT_FOUND"),
         (["diff", a, b, "--rules", bad_rules], "RULES_INVALID"),
-        (["diff", a, b, "--html", tmp_path / "no" / "such" / "dir.html"], "USAGE"),
+        (["diff", a, b, "--html", tmp_path / "no" / "such" / "dir.html"], "FILE_NOT_FOUND"),
         (["diff", a], "USAGE"),
     ]
     for argv, expected in cases:

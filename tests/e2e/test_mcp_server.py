@@ -27,11 +27,13 @@ def project(tmp_path_factory):
     return root
 
 
-def session(root, calls, env=None):
+def session(root, calls, env=None, allow=()):
     """Run ``calls(session)`` against a `workbench mcp` started in ``root`` (``env``: more
-    environment variables for the server, as a host's configuration gives them)."""
+    environment variables for the server, as a host's configuration gives them;
+    ``allow``: more arguments, the operator's ``--allow-target``/``--allow-auth-env``)."""
     params = StdioServerParameters(command=sys.executable, cwd=str(root),
-                                   args=["-m", "workbench", "mcp", "--store", "store"],
+                                   args=["-m", "workbench", "mcp", "--store", "store",
+                                         *allow],
                                    env=None if env is None else
                                    {**get_default_environment(), **env})
 
@@ -202,8 +204,9 @@ def test_replay_over_stdio_reproduces_then_closes_a_group(tmp_path, capsys):
             second = await s.call_tool("replay", args)
             after = await s.call_tool("list_groups", {"status": "fixed"})
             return group, first, second, after
-        group, first, second, after = session(tmp_path, calls,
-                                              env={"WB_MCP_ORDERS_TOKEN": TOKEN})
+        group, first, second, after = session(
+            tmp_path, calls, env={"WB_MCP_ORDERS_TOKEN": TOKEN},
+            allow=["--allow-target", url, "--allow-auth-env", "WB_MCP_ORDERS_TOKEN"])
     assert group["status"] == "open" and group["env"] == "prod"
     doc = first.structured_content
     assert not first.is_error and doc["reproduced"] is True and doc["status"] == "open"
@@ -234,7 +237,9 @@ def test_replay_over_stdio_says_which_step_did_not_land(tmp_path, capsys):
             second = await s.call_tool("replay", args)
             after = await s.call_tool("list_groups", {"rule": "idempotent_retry"})
             return first, second, after
-        first, second, after = session(tmp_path, calls, env={"WB_MCP_ORDERS_TOKEN": TOKEN})
+        first, second, after = session(
+            tmp_path, calls, env={"WB_MCP_ORDERS_TOKEN": TOKEN},
+            allow=["--allow-target", url, "--allow-auth-env", "WB_MCP_ORDERS_TOKEN"])
     want = ("POST /v1/orders answered 404 where the recording had 201: is --target's base "
             "path right?")
     for result in (first, second):

@@ -7,26 +7,30 @@ import json
 
 from tests.support import REPO, run
 
+LONG = "t0k-long-enough-for-a-lab"
+
 
 def test_dry_run_names_the_command_the_store_and_the_notebook(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(REPO)
     code, out, err = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s",
-                         "--port", 8899, "--token", "t0k", "--no-browser")
+                         "--port", 8899, "--token", LONG, "--no-browser")
     assert code == 0, err
     doc = json.loads(out)
     assert doc["store"] == str((tmp_path / "s").resolve())
     assert doc["dir"] == str(REPO / "notebooks") and doc["notebook"] == "01_triage.ipynb"
-    assert doc["url"] == "http://127.0.0.1:8899/lab/tree/01_triage.ipynb?token=t0k"
+    assert doc["url"] == f"http://127.0.0.1:8899/lab/tree/01_triage.ipynb?token={LONG}"
+    assert doc["token_from"] == "JUPYTER_TOKEN"
     assert doc["strip_outputs"] is True
     cmd = doc["command"]
     assert cmd[1:3] == ["-m", "jupyterlab"]
     for flag in ("--ServerApp.ip=127.0.0.1", "--ServerApp.port=8899", "--LabApp.news_url=None",
                  "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
                  "--LabApp.default_url=/lab/tree/01_triage.ipynb",
-                 "--IdentityProvider.token=t0k", "--no-browser",
+                 "--no-browser",
                  "--ContentsManager.pre_save_hook=workbench.cli._lab.strip_outputs",
                  f"--ServerApp.root_dir={REPO / 'notebooks'}"):
         assert flag in cmd
+    assert not any(LONG in c or "token" in c.lower() for c in cmd)  # never in argv
     code, out, _ = run(capsys, "lab", "--dry-run", "--notebook", "03_store_queries.ipynb")
     assert code == 0 and "/lab/tree/03_store_queries.ipynb?token=" in out
 
@@ -41,7 +45,7 @@ def test_without_a_token_one_is_made_and_printed_in_the_url(capsys, monkeypatch)
     tokens = []
     for doc in docs:
         token = doc["url"].split("?token=", 1)[1]
-        assert len(token) == 48 and f"--IdentityProvider.token={token}" in doc["command"]
+        assert len(token) == 48 and not any(token in c for c in doc["command"])
         assert doc["strip_outputs"] is False
         assert not any("pre_save_hook" in c for c in doc["command"])
         tokens.append(token)
@@ -89,7 +93,7 @@ def test_refusals(capsys, tmp_path, monkeypatch):
     code, out, _ = run(capsys, "lab", "--dry-run", "--json")
     assert code == 0 and json.loads(out)["notebook"] is None   # an empty folder still opens
     code, _, err = run(capsys, "lab", "--dry-run", "--port", 70000)
-    assert code == 2 and err.startswith("error[USAGE]: --port 70000")
+    assert code == 2 and err.startswith("error[USAGE]: workbench lab: argument --port: '70000'")
     code, out, err = run(capsys, "lab", "--bogus")
     assert code == 2 and "Traceback" not in err
 
@@ -104,3 +108,13 @@ def test_without_jupyterlab_the_lab_extra_is_named(capsys, tmp_path, monkeypatch
     code, out, err = run(capsys, "lab", "--dry-run", "--json")
     assert code == 2 and json.loads(out)["error"]["code"] == "LAB_NOT_INSTALLED"
     assert "pip install 'trace-workbench[lab]'" in err
+
+
+def test_a_short_token_is_refused(capsys, monkeypatch):
+    monkeypatch.chdir(REPO)
+    for token in ("a", "x" * 15):
+        code, out, err = run(capsys, "lab", "--dry-run", "--token", token)
+        assert code == 2 and err.startswith("error[LAB_TOKEN_SHORT]: ") and "hint:" in err
+        assert out == ""
+    code, _, _ = run(capsys, "lab", "--dry-run", "--token", "x" * 16)
+    assert code == 0

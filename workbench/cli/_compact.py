@@ -7,6 +7,7 @@ from typing import Any
 
 from ..store import GRACE_SECONDS, Store, compact, resolve_store_path
 from ._main import common, emit, summary
+from ._types import DAY, seconds
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -20,7 +21,8 @@ def register(sub: Any) -> None:
                        epilog="examples:\n  workbench compact\n"
                               "  workbench compact --store traces/store --json",
                        formatter_class=RAW)
-    p.add_argument("--grace", type=float, default=GRACE_SECONDS, metavar="SECONDS",
+    p.add_argument("--grace", type=seconds(zero=True, maximum=30 * DAY), default=GRACE_SECONDS,
+                   metavar="SECONDS",
                    help="keep replaced files this long for readers still reading them "
                    f"(default {GRACE_SECONDS:g})")
     common(p)

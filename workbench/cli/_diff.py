@@ -22,6 +22,7 @@ from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
 from ._output import report_path, write_report
+from ._types import integer, seconds
 
 RAW = argparse.RawDescriptionHelpFormatter
 DEFAULT_OUT = "shadow-out"
@@ -66,10 +67,10 @@ def register(sub: Any) -> None:
     p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                    help=f"where NAME.old / NAME.new go (default: ./{DEFAULT_OUT})")
     p.add_argument("--glob", metavar="PATTERN", help="only fixtures matching, e.g. '*.json'")
-    p.add_argument("--timeout", type=float, default=120.0, metavar="S",
+    p.add_argument("--timeout", type=seconds(), default=120.0, metavar="S",
                    help="seconds one build may take on one fixture (default 120)")
-    p.add_argument("--jobs", type=int, metavar="N", help="fixtures run at once (default: "
-                   "cores, up to 4)")
+    p.add_argument("--jobs", type=integer(1, 64), metavar="N",
+                   help="fixtures run at once (default: cores, up to 4)")
     common(p, store=False)
     p.set_defaults(func=run_shadow)
 

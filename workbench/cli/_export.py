@@ -18,7 +18,7 @@ from ..fixtures import (
     resolve_fixture,
 )
 from ..model import UsageError
-from ..store import Store, atomic_open, resolve_store_path
+from ..store import Store, output_path, resolve_store_path
 from ._main import common, emit, summary
 
 EXAMPLE = """examples:
@@ -70,16 +70,18 @@ def _writer(args: argparse.Namespace) -> tuple[str, str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out == "-":  # standard output, as without --out
+        args.out = None
     if args.out is None and args.json:
         raise UsageError("--json needs --out: stdout carries the JSON document")
+    out = None if args.out is None else output_path("--out", args.out)
     kind, what, write = _writer(args)
-    if args.out is None:
+    if out is None:
         write(sys.stdout.buffer)
         sys.stdout.flush()
         return 0
-    out = Path(args.out)
-    with atomic_open(out, mkdir=False) as f:
+    with out.open() as f:
         n = write(f)
-    doc = {kind: what, "events": n, "out": str(out), "format": args.format}
-    emit(args, doc, lambda: f"wrote {n} events of {what} to {out} ({args.format})")
+    doc = {kind: what, "events": n, "out": args.out, "format": args.format}
+    emit(args, doc, lambda: f"wrote {n} events of {what} to {args.out} ({args.format})")
     return 0

@@ -21,6 +21,7 @@ from ..redact import load_policy, masked
 from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
+from ._types import integer
 
 PROMOTE_EXAMPLE = """examples:
   workbench promote 4bf92f35 --rules rules.yaml --name archive-incident
@@ -58,7 +59,7 @@ def register(sub: Any) -> None:
                         "pseudonymize what they correlate, shapes for the rest)")
     p.add_argument("--minimize", metavar="RULE",
                    help="minimize the trace to the steps that still break RULE first")
-    p.add_argument("--finding", type=int, metavar="N",
+    p.add_argument("--finding", type=integer(1, 1_000_000), metavar="N",
                    help="with --minimize: RULE's N-th finding in step order (default: "
                         "the first), as `workbench minimize --finding N`")
     p.add_argument("--fixtures", metavar="DIR", default=str(DEFAULT_FIXTURES),

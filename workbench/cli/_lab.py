@@ -1,7 +1,11 @@
 """``workbench lab``: JupyterLab on the notebooks, with the store configured.
 
 The store reaches the notebooks' kernels as ``$WORKBENCH_STORE`` (an absolute path),
-so every notebook and widget reads the same store the CLI does. JupyterLab runs on
+so every notebook and widget reads the same store the CLI does. The access token
+reaches JupyterLab as ``$JUPYTER_TOKEN`` in its environment (which only its own user
+may read), never on its command line (``/proc/PID/cmdline`` is readable by every local
+user, and the lab gives a terminal); a token shorter than ``MIN_TOKEN`` characters is
+refused (``LAB_TOKEN_SHORT``). JupyterLab runs on
 127.0.0.1 only, with no news feed and no update check: it works offline, and the
 charts and widgets load their code from the installed packages (docs/notebooks.md).
 
@@ -24,11 +28,15 @@ from typing import Any
 from ..model import NotFoundError, UsageError
 from ..store import resolve_store_path
 from ._main import common, emit, summary
+from ._types import integer
 
-__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "PRE_SAVE_HOOK", "lab_command", "register",
+__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "MIN_TOKEN", "PRE_SAVE_HOOK", "lab_command",
+           "register",
            "strip_notebook", "strip_outputs"]
 
 DEFAULT_NOTEBOOK = "01_triage.ipynb"
+#: the shortest access token accepted: a short one is guessed by any local process
+MIN_TOKEN = 16
 #: the import string JupyterLab's contents manager resolves
 PRE_SAVE_HOOK = "workbench.cli._lab.strip_outputs"
 #: a Jupyter config folder added to the path: its labconfig/page_config.json turns off
@@ -52,10 +60,11 @@ def register(sub: Any) -> None:
                    help="the notebooks folder (default: ./notebooks)")
     p.add_argument("--notebook", metavar="NAME",
                    help=f"the notebook to open (default: {DEFAULT_NOTEBOOK} when there)")
-    p.add_argument("--port", type=int, default=8888, help="port (default 8888)")
+    p.add_argument("--port", type=integer(1, 65_535), default=8888, help="port (default 8888)")
     p.add_argument("--token", metavar="T",
-                   help="the access token (default: a random one; the printed URL carries it; "
-                   "an empty one turns authentication off)")
+                   help="the access token, at least 16 characters (default: a random one; "
+                   "the printed URL carries it; JupyterLab gets it in its environment, "
+                   "never on its command line)")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--keep-outputs", action="store_true",
                    help="save notebooks with their outputs (default: a save strips "
@@ -95,10 +104,11 @@ def strip_outputs(model: dict[str, Any], **_: Any) -> None:
         strip_notebook(model["content"])
 
 
-def lab_command(folder: Path, notebook: str | None, port: int, token: str | None,
-                browser: bool, *, keep_outputs: bool = False) -> list[str]:
+def lab_command(folder: Path, notebook: str | None, port: int, browser: bool, *,
+                keep_outputs: bool = False) -> list[str]:
     """The JupyterLab command line: loopback only, offline, opening ``notebook``,
-    saving notebooks without outputs unless ``keep_outputs``."""
+    saving notebooks without outputs unless ``keep_outputs``. It holds no token: that
+    goes in the environment (``$JUPYTER_TOKEN``), which other users cannot read."""
     cmd = [sys.executable, "-m", "jupyterlab", f"--ServerApp.root_dir={folder}",
            "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
            "--ServerApp.port_retries=0", "--LabApp.news_url=None",
@@ -107,8 +117,6 @@ def lab_command(folder: Path, notebook: str | None, port: int, token: str | None
         cmd.append(f"--LabApp.default_url=/lab/tree/{notebook}")
     if not keep_outputs:
         cmd.append(f"--ContentsManager.pre_save_hook={PRE_SAVE_HOOK}")
-    if token is not None:
-        cmd.append(f"--IdentityProvider.token={token}")
     if not browser:
         cmd.append("--no-browser")
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -117,13 +125,16 @@ def lab_command(folder: Path, notebook: str | None, port: int, token: str | None
 
 
 def _check(args: argparse.Namespace) -> tuple[Path, str | None]:
-    if not 0 < args.port < 65536:
-        raise UsageError(f"--port {args.port} is not a port number")
     if args.token is not None and not args.token.strip():
         raise UsageError("--token is empty: JupyterLab would turn authentication off and "
                          "serve the store to any local process", code="LAB_TOKEN_EMPTY",
                          hint="leave --token out (a random one is made and printed in the URL), or "
                               "pass a long random one")
+    if args.token is not None and len(args.token) < MIN_TOKEN:
+        raise UsageError(f"--token is {len(args.token)} characters: any local process could "
+                         "guess it and use the lab's terminal", code="LAB_TOKEN_SHORT",
+                         hint=f"leave --token out (a random one is made), or pass one of "
+                              f"at least {MIN_TOKEN} random characters")
     folder = Path(args.dir).resolve()
     if not folder.is_dir():
         raise NotFoundError(f"no notebooks folder {args.dir}", code="FILE_NOT_FOUND",
@@ -147,16 +158,16 @@ def run(args: argparse.Namespace) -> int:
     store = resolve_store_path(args.store).resolve()
     # the token is chosen here, not by JupyterLab, so the URL printed below opens as is
     token = args.token if args.token is not None else secrets.token_hex(24)
-    cmd = lab_command(folder, notebook, args.port, token, not args.no_browser,
+    cmd = lab_command(folder, notebook, args.port, not args.no_browser,
                       keep_outputs=args.keep_outputs)
-    env = dict(os.environ, WORKBENCH_STORE=str(store),
+    env = dict(os.environ, WORKBENCH_STORE=str(store), JUPYTER_TOKEN=token,
                JUPYTER_CONFIG_PATH=os.pathsep.join(
                    p for p in (str(LAB_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH")) if p))
     url = (f"http://127.0.0.1:{args.port}/lab" + (f"/tree/{notebook}" if notebook else "")
-           + (f"?token={token}" if token else ""))
+           + f"?token={token}")
     doc = {"command": cmd, "store": str(store), "dir": str(folder), "notebook": notebook,
            "url": url, "strip_outputs": not args.keep_outputs,
-           "config_path": env["JUPYTER_CONFIG_PATH"]}
+           "config_path": env["JUPYTER_CONFIG_PATH"], "token_from": "JUPYTER_TOKEN"}
     emit(args, doc, lambda: (f"JupyterLab on {folder} with the store {store}\n"
                              f"  {doc['url']}" + ("" if args.dry_run else
                                                   "  (Ctrl-C stops it)")))

@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 from ..model import StoreError, UsageError, WorkbenchError, dumps
+from . import _types
 
 __all__ = ["COMMANDS", "Command", "Parser", "command_of", "main", "summary"]
 
@@ -24,7 +25,18 @@ Command = Callable[[argparse.Namespace], int]
 
 
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser that raises ``UsageError`` instead of exiting."""
+    """An ArgumentParser that raises ``UsageError`` instead of exiting, and reads every
+    option declared without a type as ``_types.text`` (no control characters)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.register("type", None, _types.text)
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        # the command's name and its arguments are checked by the command's own parser
+        action = super().add_subparsers(**kwargs)
+        action.type = str
+        return action
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from ..minimize import (
@@ -16,11 +15,12 @@ from ..minimize import (
     save_result,
     write_result,
 )
-from ..model import NotFoundError, UsageError
+from ..model import UsageError
 from ..rules import load_rules
-from ..store import Store, resolve_store_path
+from ..store import Store, output_path, resolve_store_path
 from ._main import common, emit, summary
 from ._render import ProgressLine
+from ._types import integer, seconds
 
 EXAMPLE = """examples:
   workbench minimize 4bf92f35 --rules rules.yaml --rule approval-before-archive
@@ -48,22 +48,23 @@ def register(sub: Any) -> None:
     p.add_argument("--rule", required=True, metavar="ID",
                    help="the rule (or invariant) whose finding to keep")
     which = p.add_mutually_exclusive_group()
-    which.add_argument("--finding", type=int, metavar="N",
+    which.add_argument("--finding", type=integer(1, 1_000_000), metavar="N",
                        help="the N-th finding of the rule in step order (default: 1)")
     which.add_argument("--signature", metavar="S",
                        help="the first finding whose signature starts with S")
     p.add_argument("--oracle-cmd", metavar="CMD",
                    help="judge candidates with CMD ({trace} becomes a JSONL file; exit 1 = "
                         "still fails, 0 = passes, other = unresolved)")
-    p.add_argument("--oracle-timeout", type=float, metavar="SECONDS",
+    p.add_argument("--oracle-timeout", type=seconds(), metavar="SECONDS",
                    help="per run of --oracle-cmd; a run that times out is unresolved")
-    p.add_argument("--repeat", type=int, default=1, metavar="N",
+    p.add_argument("--repeat", type=integer(1, 100), default=1, metavar="N",
                    help="run the oracle up to N times per candidate (flaky oracles)")
     p.add_argument("--vote", choices=VOTES, default="any",
                    help="any: a candidate fails if any run fails (default); majority: if "
                         "most runs do")
-    p.add_argument("--max-calls", type=int, metavar="N", help="oracle call budget")
-    p.add_argument("--max-seconds", type=float, metavar="S", help="time budget")
+    p.add_argument("--max-calls", type=integer(1, 10_000_000), metavar="N",
+                   help="oracle call budget")
+    p.add_argument("--max-seconds", type=seconds(), metavar="S", help="time budget")
     p.add_argument("--target", metavar="URL",
                    help="with --invariants: judge each candidate by replaying its HTTP steps "
                         "against this service (a live oracle; each replay is one call, "
@@ -89,21 +90,8 @@ class _Progress(ProgressLine):
 
 
 def _check_args(args: argparse.Namespace) -> None:
-    for name in ("repeat", "max_calls"):
-        v = getattr(args, name)
-        if v is not None and v < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, not {v}")
-    for name in ("max_seconds", "oracle_timeout"):
-        v = getattr(args, name)
-        if v is not None and v <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be positive, not {v}")
     if args.out is not None:
-        parent = Path(args.out).resolve().parent
-        if not parent.is_dir():
-            raise NotFoundError(f"no directory {parent} for --out", code="FILE_NOT_FOUND",
-                                hint="create the directory first")
-        if Path(args.out).is_dir():
-            raise UsageError(f"--out {args.out} is a directory; name a file")
+        output_path("--out", args.out)
 
 
 def _text(result: MinimizeResult, saved: bool | None, out: str | None) -> str:

@@ -1,33 +1,23 @@
 """Report files a command writes beside its output (``--sarif``, ``--junit``,
-``--html``): the path is checked before any work is done, and the file is written
-atomically, so a refused path costs nothing and a crash leaves the old file."""
+``--html``): the path is checked before any work is done, and the file is written by
+``store.output_path``: a regular file atomically (a crash leaves the old file), through
+a link to what it names, directly to a device or a pipe, never renamed over either; a
+folder is ``OUTPUT_IS_FOLDER`` (docs/cli.md, "Output files")."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..model import UsageError
-from ..store import atomic_write
+from ..store import OutputPath, output_path
 
 __all__ = ["report_path", "write_report"]
 
 
-def report_path(option: str, value: str | None) -> Path | None:
+def report_path(option: str, value: str | None) -> OutputPath | None:
     """``value`` as the path of a report file, or None when the option was not given;
-    a folder, or a file whose folder does not exist, is a usage error."""
-    if value is None:
-        return None
-    out = Path(value)
-    example = f"e.g. report.{option.lstrip('-')}"
-    if out.is_dir():
-        raise UsageError(f"{option} {out} is a folder", hint=f"give a file name, {example}")
-    if not out.parent.is_dir():
-        raise UsageError(f"{option} {out}: its folder does not exist",
-                         hint="create the folder first")
-    return out
+    a folder, a missing folder on the way or a block device is a usage error."""
+    return None if value is None else output_path(option, value)
 
 
-def write_report(path: Path | None, data: bytes) -> None:
+def write_report(path: OutputPath | None, data: bytes) -> None:
     """Write a report checked by ``report_path`` (nothing when it is None)."""
     if path is not None:
-        atomic_write(path, data, mkdir=False)
+        path.write(data)

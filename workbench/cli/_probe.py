@@ -22,6 +22,7 @@ from ..store import Store, resolve_store_path
 from ._invariants import add_options, fault_windows, reports, text
 from ._main import common, emit, summary
 from ._output import report_path
+from ._types import integer, seconds
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -44,11 +45,11 @@ def register(sub: Any) -> None:
     p.add_argument("openapi", metavar="OPENAPI", help="an OpenAPI 3.0 or 3.1 document")
     p.add_argument("--target", required=True, metavar="URL",
                    help="the service to probe: a loopback http:// URL")
-    p.add_argument("--seed", type=int, default=1, metavar="N",
+    p.add_argument("--seed", type=integer(0, 2**63 - 1), default=1, metavar="N",
                    help="the seed the generated values are drawn from (default 1)")
-    p.add_argument("--max-requests", type=int, default=300, metavar="N",
+    p.add_argument("--max-requests", type=integer(1, 1_000_000), default=300, metavar="N",
                    help="stop after N requests (default 300)")
-    p.add_argument("--max-seconds", type=float, default=120.0, metavar="S",
+    p.add_argument("--max-seconds", type=seconds(), default=120.0, metavar="S",
                    help="stop after S seconds (default 120)")
     p.add_argument("--writes", action="store_true",
                    help="also send writes (POST, PUT, PATCH, DELETE, x-dangerous operations)")
@@ -64,11 +65,19 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run)
 
 
+def _hypothesis_home(folder: Path | None) -> None:
+    """Where Hypothesis keeps what it writes (its example database is off; its Unicode
+    tables are cached): a folder removed after the probe, never ``./.hypothesis``."""
+    try:
+        from hypothesis.configuration import set_hypothesis_home_dir
+    except ImportError:  # the probe itself says PROBE_UNAVAILABLE
+        return
+    set_hypothesis_home_dir(folder)
+
+
 def run(args: argparse.Namespace) -> int:
     report_path("--sarif", args.sarif)
     report_path("--junit", args.junit)
-    if args.max_requests < 1 or args.max_seconds <= 0:
-        raise UsageError("--max-requests and --max-seconds must be positive")
     windows = fault_windows(args.fault_window)
     check_target(args.target)
     spec = load_spec(args.openapi)
@@ -77,9 +86,14 @@ def run(args: argparse.Namespace) -> int:
         auth = os.environ.get(args.auth_env)
         if not auth:
             raise UsageError(f"--auth-env {args.auth_env}: the variable is not set")
-    done = probe(spec, args.target, seed=args.seed, max_requests=args.max_requests,
-                 max_seconds=args.max_seconds, writes=args.writes, auth=auth,
-                 operations=args.operation)
+    with tempfile.TemporaryDirectory(prefix="workbench-probe-") as scratch:
+        _hypothesis_home(Path(scratch))  # its caches, not in the working folder
+        try:
+            done = probe(spec, args.target, seed=args.seed, max_requests=args.max_requests,
+                         max_seconds=args.max_seconds, writes=args.writes, auth=auth,
+                         operations=args.operation)
+        finally:
+            _hypothesis_home(None)
     if not done.exchanges:
         raise NoHTTPEventsError("the probe sent no request: every operation it may probe "
                                 "writes", hint="add --writes, against a service whose data "

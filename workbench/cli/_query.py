@@ -13,6 +13,7 @@ from ..model import dumps, loads
 from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._render import render_table, render_timeline
+from ._types import integer, multiline_text
 
 
 def register(sub: Any) -> None:
@@ -32,7 +33,7 @@ def register(sub: Any) -> None:
                        formatter_class=raw)
     p.add_argument("trace", metavar="TRACE", help="a trace id or a unique prefix of one")
     p.add_argument("--kind", action="append", help="only events of this kind (repeatable)")
-    p.add_argument("--limit", type=int, default=0, metavar="N",
+    p.add_argument("--limit", type=integer(0, 1_000_000_000), default=0, metavar="N",
                    help="print at most N events (default: all)")
     common(p)
     p.set_defaults(func=run_show)
@@ -44,7 +45,7 @@ def register(sub: Any) -> None:
                               "\"select name, count(*) from tool_calls group by 1\"\n"
                               "  workbench sql \"select * from traces\" --format csv",
                        formatter_class=raw)
-    p.add_argument("query", metavar="SQL")
+    p.add_argument("query", metavar="SQL", type=multiline_text)
     p.add_argument("--format", choices=["table", "json", "csv"], default="table",
                    help="output format (default: table)")
     common(p)

@@ -10,6 +10,7 @@ from typing import Any
 from ..replay import OUTCOME_CODES, ReplayResult, run_replay
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
+from ._types import integer, seconds
 
 EXAMPLE = """examples:
   workbench replay 3f2a9c1e --target http://127.0.0.1:8080 --auth-env API_TOKEN
@@ -41,7 +42,7 @@ def register(sub: Any) -> None:
                    help="the service to replay against: an http:// or https:// base URL")
     p.add_argument("--env", metavar="NAME",
                    help="the target's environment (default: the finding's own)")
-    p.add_argument("--attempts", type=int, default=3, metavar="N",
+    p.add_argument("--attempts", type=integer(1, 1000), default=3, metavar="N",
                    help="replay N times (default 3; a race rarely recurs on the first try)")
     p.add_argument("--auth-env", action="append", default=[], metavar="[HEADER=]VAR",
                    help="a credential from an environment variable: VAR is the "
@@ -52,7 +53,7 @@ def register(sub: Any) -> None:
     p.add_argument("--oracle-cmd", metavar="CMD",
                    help="run tool-call steps with CMD ({trace} becomes the steps' JSONL "
                         "file; exit 1 = reproduced, 0 = clean, other = error)")
-    p.add_argument("--oracle-timeout", type=float, metavar="SECONDS",
+    p.add_argument("--oracle-timeout", type=seconds(), metavar="SECONDS",
                    help="per run of --oracle-cmd")
     judge = p.add_mutually_exclusive_group()
     judge.add_argument("--invariants", metavar="OPENAPI",
@@ -61,7 +62,7 @@ def register(sub: Any) -> None:
     judge.add_argument("--rules", metavar="RULES.yaml",
                        help="the rules file a rule's finding is judged against (default: "
                             "the one it was found with)")
-    p.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds(maximum=600), default=10.0, metavar="SECONDS",
                    help="per request (default 10)")
     common(p)
     p.set_defaults(func=run)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..store import Store, resolve_store_path
 from ._main import common, summary
+from ._types import PORT, integer, seconds
 
 __all__ = ["register", "run"]
 
@@ -32,16 +33,16 @@ def register(sub: Any) -> None:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sources", nargs="+", metavar="SCENARIO|RECORDING",
                    help="scenario files (.yaml) and recordings, served together")
-    p.add_argument("--port", type=int, default=8765,
+    p.add_argument("--port", type=PORT, default=8765,
                    help="the port (default 8765; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="a loopback address (default 127.0.0.1); any other is refused")
     p.add_argument("--failure", action="append", default=[], metavar="MODE",
                    help="a failure mode for every exchange, with its arguments in one "
                         "argument (\"missing-field items[*].owner\"); repeatable")
-    p.add_argument("--max-body", type=int, default=10 << 20, metavar="BYTES",
+    p.add_argument("--max-body", type=integer(0, 1 << 30), default=10 << 20, metavar="BYTES",
                    help="larger request bodies get a 413 (default 10 MiB)")
-    p.add_argument("--request-timeout", type=float, default=30.0, metavar="S",
+    p.add_argument("--request-timeout", type=seconds(maximum=3600), default=30.0, metavar="S",
                    help="a request (head and body) must arrive within this (default 30)")
     p.add_argument("--mcp", choices=("stdio", "http"),
                    help="serve a recorded MCP session as an MCP server (stdio, or "
@@ -51,11 +52,8 @@ def register(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..model import UsageError
     from ..serve import Limits, serve
 
-    if args.port < 0 or args.port > 65535:
-        raise UsageError(f"--port {args.port} is not a port (0-65535)")
     limits = Limits(max_body=args.max_body, request_timeout=args.request_timeout)
     if args.mcp:
         from ..serve import serve_mcp

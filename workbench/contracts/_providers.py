@@ -13,10 +13,9 @@ import json
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from ..store import atomic_write
+from ..store import output_path
 from ._descriptor import Descriptor
 from ._errors import ExportError
 from ._profile import Problem, Profile, Report
@@ -145,5 +144,5 @@ def export_paths(paths: Sequence[str | os.PathLike[str]], provider: str, *,
     written atomically to ``out`` when given (nothing is written when export refuses)."""
     result = export_tools(read_tools(paths).values(), provider, lossy=lossy)
     if out is not None:
-        atomic_write(Path(out), provider_json(result.document).encode("utf-8"))
+        output_path("--out", out).write(provider_json(result.document).encode("utf-8"))
     return result

@@ -49,7 +49,8 @@ def load_document(path: Path) -> Any:
         raise NotFoundError(f"no such file: {path}", code="FILE_NOT_FOUND",
                             hint="check the path", file=str(path)) from None
     except IsADirectoryError:
-        raise InputError(f"{path} is a folder", code="NOT_A_FILE", file=str(path)) from None
+        raise InputError(f"{path} is a folder", code="NOT_A_FILE", file=str(path),
+                         hint="name a file in it, or the folder where a folder is read") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", code="UNREADABLE",
                          file=str(path)) from None

@@ -153,7 +153,9 @@ def open_source(path: str | os.PathLike[str]) -> SourceFile:
         raise NotFoundError(f"no such file: {p}", code="FILE_NOT_FOUND",
                             hint="check the path", file=str(p))
     if not p.is_file():
-        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p))
+        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p),
+                         hint="name a trace file (a folder is read by `workbench ingest`; "
+                              "a device or a pipe is not read: save it to a file first)")
     h = hashlib.sha256()
     head = b""
     size = 0

@@ -46,6 +46,13 @@ def check_target(url: str) -> tuple[str, int, str]:
     except ValueError:
         parts, port = None, 0
     host = parts.hostname if parts is not None else None
+    if parts is not None and (parts.username is not None or parts.password is not None):
+        # said without the URL: it holds the credential
+        raise ProbeRefusedError("--target carries credentials (user:password@); they are "
+                                "never taken from a URL, which is printed and recorded",
+                                code="PROBE_TARGET_CREDENTIALS",
+                                hint="pass the credential with --auth-env VAR and name "
+                                     "the target without it")
     ok = parts is not None and parts.scheme == "http" and host is not None
     if ok and host != "localhost":
         try:

@@ -3,17 +3,23 @@ recorded and judged, answering the ``workbench replay --json`` document — what
 attaches to its pull request once a fix no longer reproduces the finding.
 
 The tool takes no command to run (no ``--oracle-cmd``): an agent cannot make the server
-start a process. Credentials come from the server's own environment variables, named by
-``auth_env``, never from the arguments' values or the store.
+start a process. Credentials come from the server's own environment variables named by
+``auth_env``, never from the arguments' values or the store, and only from those the
+operator allowed with ``workbench mcp --allow-auth-env VAR``; the target must lie under
+a base URL the operator allowed with ``--allow-target URL`` (same scheme, host and port,
+the path at or below the allowed one). Anything else is refused before a request is
+sent (``AUTH_ENV_NOT_ALLOWED``, ``TARGET_NOT_ALLOWED``): a prompt-injected agent cannot
+send the server's environment anywhere.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import unquote
 
 from ..model import REPLAY_OUTCOMES, UsageError
-from ..replay import run_replay
-from ._schemas import ID, PATH, nullable, obj
+from ..replay import Target, parse_target, run_replay
+from ._schemas import ID, PATH, TEXT, nullable, obj
 from ._tool import Tool, ToolContext
 
 __all__ = ["REPLAY"]
@@ -39,7 +45,39 @@ _RUN = obj({
 }, ("attempt", "outcome", "reproduced", "steps_run", "signature"))
 
 
+def _under(target: Target, base: Target) -> bool:
+    """``target`` lies at or below the allowed base URL ``base``; a path with a dot
+    segment or an encoded dot or slash (``/api/../admin``, ``/api/%2e%2e``) lies under
+    nothing, since the service may resolve it elsewhere."""
+    segments = unquote(target.base).split("/")
+    if "." in segments or ".." in segments or "%2f" in target.base.lower():
+        return False
+    return ((target.scheme, target.host.lower(), target.port)
+            == (base.scheme, base.host.lower(), base.port)
+            and (target.base == base.base or target.base.startswith(base.base + "/")))
+
+
+def _allowed(ctx: ToolContext, target: str, auth_env: list[str]) -> None:
+    """Refuse a target or a credential the operator did not allow at start."""
+    wanted = parse_target(target)
+    if not any(_under(wanted, parse_target(base)) for base in ctx.allow_targets):
+        where = ", ".join(ctx.allow_targets) or "none"
+        raise UsageError(f"replay: target {target!r} is not allowed (allowed: {where})",
+                         code="TARGET_NOT_ALLOWED", target=target,
+                         hint="the server's operator allows targets when starting it: "
+                              "`workbench mcp --allow-target URL`")
+    for spec in auth_env:
+        var = spec.rpartition("=")[2]
+        if var not in ctx.allow_auth_env:
+            where = ", ".join(sorted(ctx.allow_auth_env)) or "none"
+            raise UsageError(f"replay: auth_env {var!r} is not allowed (allowed: {where})",
+                             code="AUTH_ENV_NOT_ALLOWED", variable=var,
+                             hint="the server's operator allows credentials when starting "
+                                  "it: `workbench mcp --allow-auth-env VAR`")
+
+
 def replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    _allowed(ctx, args["target"], list(args.get("auth_env", ())))
     if "invariants" in args and "rules" in args:
         raise UsageError("replay: give `invariants` or `rules`, not both",
                          hint="a finding is judged by the rule or invariant that found it")
@@ -74,10 +112,14 @@ REPLAY = Tool(
     "`status`: the group's status after it — `fixed` only after 3 clean replays in the "
     "environment the finding came from (diverged and error attempts count for nothing). "
     "`finding`: a finding id or a group's signature. "
-    "Writing steps go only to a loopback target or a host named in `allow_writes`; "
-    "credentials come from the server's environment variables named in `auth_env` "
-    "(`VAR` for the Authorization header, `HEADER=VAR` for another).",
-    obj({"finding": ID, "target": {"type": "string", "minLength": 1, "maxLength": 2048},
+    "`target` must lie under a base URL the server was started with (`workbench mcp "
+    "--allow-target URL`: same scheme, host and port, the path at or below it; else "
+    "TARGET_NOT_ALLOWED). Writing steps go only to a loopback target or a host named in "
+    "`allow_writes`; credentials come from the server's environment variables named in "
+    "`auth_env` (`VAR` for the Authorization header, `HEADER=VAR` for another), only "
+    "those the server was started with (`--allow-auth-env VAR`; else "
+    "AUTH_ENV_NOT_ALLOWED).",
+    obj({"finding": ID, "target": {**TEXT, "minLength": 1, "maxLength": 2048},
          "env": ID, "attempts": {"type": "integer", "minimum": 1, "maximum": 100,
                                  "default": 3},
          "auth_env": {"type": "array", "items": ID, "maxItems": 20},

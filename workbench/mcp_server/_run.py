@@ -146,7 +146,7 @@ MINIMIZE = Tool(
     "Answers the `workbench minimize --json` document (`one_minimal` says whether the "
     "result is proven 1-minimal).",
     obj({"trace_id": ID, "rule": ID, "rules": PATH, "openapi": PATH,
-         "finding": {"type": "integer", "minimum": 1,
+         "finding": {"type": "integer", "minimum": 1, "maximum": 1_000_000,
                      "description": "the N-th finding of the rule in step order"},
          "signature": {**ID, "description": "the first finding whose signature starts "
                                             "with this"},

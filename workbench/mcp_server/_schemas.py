@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "OFFSET", "PATH", "STEP", "TRACE_IDS",
-           "nullable", "obj"]
+__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "OFFSET", "PATH", "STEP", "TEXT",
+           "TRACE_IDS", "nullable", "obj"]
 
 
 def obj(properties: dict[str, Any], required: tuple[str, ...] = (), *,
@@ -28,13 +28,15 @@ def nullable(type_: str) -> dict[str, Any]:
 
 
 _STR = {"type": "string"}
-ID = {"type": "string", "minLength": 1, "maxLength": 200}
-PATH = {"type": "string", "minLength": 1, "maxLength": 4096,
+#: a string argument: no control character (CR, LF, NUL, ESC …), as the CLI's options
+TEXT = {"type": "string", "not": {"pattern": "[\\x00-\\x1f\\x7f-\\x9f]"}}
+ID = {**TEXT, "minLength": 1, "maxLength": 200}
+PATH = {**TEXT, "minLength": 1, "maxLength": 4096,
         "description": "a path relative to the server's working directory (absolute paths "
                        "and paths leaving it are refused: REF_OUTSIDE)"}
 LIMIT = {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100,
          "description": "at most this many rows (default 100)"}
-OFFSET = {"type": "integer", "minimum": 0, "default": 0,
+OFFSET = {"type": "integer", "minimum": 0, "maximum": 1_000_000_000, "default": 0,
           "description": "skip this many rows first (the next page: offset + limit)"}
 TRACE_IDS = {"type": "array", "items": ID, "maxItems": 1000,
              "description": "only these traces (ids or unique prefixes; default: all)"}

@@ -11,6 +11,7 @@ its code, anything else is ``INTERNAL`` (a bug) and the server keeps serving.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable
@@ -41,12 +42,18 @@ class UnknownToolError(UsageError):
 
 @dataclass
 class ToolContext:
-    """What every tool works on: the store named when the server started and the folder
-    every path an agent names must stay inside (the server's working directory)."""
+    """What every tool works on: the store named when the server started, the folder
+    every path an agent names must stay inside (the server's working directory), and
+    what the operator allowed ``replay`` when starting the server: the environment
+    variables it may send as credentials (``allow_auth_env``) and the targets it may
+    send to (``allow_targets``, base URLs matched by scheme, host, port and path
+    prefix). Both empty: ``replay`` sends nothing anywhere."""
 
     store_path: Path
     root: Path = field(default_factory=Path.cwd)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    allow_auth_env: frozenset[str] = frozenset()
+    allow_targets: tuple[str, ...] = ()
 
     def store(self) -> Store:
         return Store(self.store_path)
@@ -115,6 +122,11 @@ def _check_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
         raise ToolArgumentsError(f"{tool.name}: {where}: {e.message}", tool=tool.name,
                                  path=where)
     assert isinstance(args, dict)  # every input schema is an object
+    for key, value in args.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            # NaN passes every bound of JSON Schema (each comparison with it is false)
+            raise ToolArgumentsError(f"{tool.name}: {key}: {value} is not a finite number",
+                                     tool=tool.name, path=key)
     return args
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -27,7 +26,7 @@ import pyarrow as pa
 from ..formats import write_jsonl
 from ..model import TRACES, TraceExistsError, loads, trace_row
 from ..rules import Finding
-from ..store import Store, atomic_open
+from ..store import Store, output_path
 from ._minimize import MinimizeResult, derive_trace, derived_trace_id
 
 __all__ = ["place_result", "save_result", "stored_minimization", "write_result"]
@@ -160,5 +159,5 @@ def _finding(f: Finding | None) -> dict[str, Any]:
 
 def write_result(result: MinimizeResult, path: str | os.PathLike[str]) -> int:
     """Write the minimized trace as workbench JSONL (temp file, then rename)."""
-    with atomic_open(Path(path), mkdir=False) as f:
+    with output_path("--out", path).open() as f:
         return write_jsonl((e.to_row() for e in result.trace.events), f)

@@ -48,21 +48,27 @@ def test_no_lock_at_all_is_still_no_quarantine(project):
     result.assert_outcomes(passed=1, failed=1)
 
 
-@pytest.mark.parametrize("token", ["", "   ", "\t"])
-def test_lab_refuses_an_empty_token(capsys, monkeypatch, tmp_path, token):
+@pytest.mark.parametrize(("token", "code"), [("", "LAB_TOKEN_EMPTY"),
+                                             ("   ", "LAB_TOKEN_EMPTY"),
+                                             ("\t", "USAGE")])  # a control character
+def test_lab_refuses_an_empty_token(capsys, monkeypatch, tmp_path, token, code):
     monkeypatch.chdir(REPO)
-    code, out, err = run(capsys, "lab", "--dry-run", "--store", tmp_path / "s",
-                         "--token", token)
-    assert code == 2 and out == ""
-    assert err.startswith("error[LAB_TOKEN_EMPTY]: --token is empty")
-    assert "hint: leave --token out" in err
+    status, out, err = run(capsys, "lab", "--dry-run", "--store", tmp_path / "s",
+                           "--token", token)
+    assert status == 2 and out == ""
+    assert err.startswith(f"error[{code}]: ")
+    assert "hint: " in err
 
 
 def test_lab_keeps_a_real_token_and_its_default(capsys, monkeypatch, tmp_path):
     monkeypatch.chdir(REPO)
     code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s",
-                       "--token", "t0k")
-    assert code == 0 and "--IdentityProvider.token=t0k" in out
+                       "--token", "t0k-long-enough-here")
+    doc = json.loads(out)
+    assert code == 0 and doc["url"].endswith("?token=t0k-long-enough-here")
+    assert doc["token_from"] == "JUPYTER_TOKEN"  # the environment, never the command line
+    assert not any("t0k" in c for c in doc["command"])
     code, out, _ = run(capsys, "lab", "--dry-run", "--json", "--store", tmp_path / "s")
     token = json.loads(out)["url"].split("?token=", 1)[1]  # the default: a random one
-    assert code == 0 and len(token) == 48 and f"--IdentityProvider.token={token}" in out
+    assert code == 0 and len(token) == 48 and not any(token in c
+                                                      for c in json.loads(out)["command"])
