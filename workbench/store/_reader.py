@@ -69,6 +69,7 @@ def open_views(root: Path, visible: Sequence[_Batch]) -> duckdb.DuckDBPyConnecti
         con.execute("SET enable_progress_bar = false")
         con.execute("SET autoinstall_known_extensions = false")
         con.execute("SET autoload_known_extensions = false")
+        con.execute("SET parquet_metadata_cache = true")  # the views bind more than once
         create_views(con, files)
     except duckdb.Error as exc:
         con.close()
