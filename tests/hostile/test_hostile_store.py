@@ -19,6 +19,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.hostile.cases import EXAMPLE
 from tests.support import run, snapshot
@@ -347,3 +349,37 @@ def test_journals_linked_out_of_the_store_are_refused(capsys, template, tmp_path
         Store(root).orphan_journals()
     assert getattr(caught.value, "code", None) == "STORE_CORRUPT"
     assert (home / "notes.jsonl").read_text() == '{"a": 1}\n{"unfinished'
+
+
+#: the whole events file is read: every byte of it counts
+SCAN = ["sql", "SELECT count(DISTINCT args), sum(seq), min(name) FROM events"]
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_cut_or_flipped_byte_is_store_corrupt_or_an_answer(capsys, template,
+                                                                    tmp_path, data):
+    """Whatever length an events file is cut to, ``sql`` says ``STORE_CORRUPT``; a byte
+    flipped anywhere ends either there or, where neither the Parquet reader nor zstd can
+    tell (a byte of a page whose compression has no checksum), in an answer — never in
+    another code or an internal error. The store is unchanged either way."""
+    root = tmp_path / f"s{data.draw(st.integers(0, 10**9), label='copy')}"
+    shutil.copytree(template, root)
+    path = _file(root)
+    size = path.stat().st_size
+    if data.draw(st.booleans(), label="cut"):
+        path.write_bytes(path.read_bytes()[: data.draw(st.integers(0, size - 1), label="n")])
+        expect_corrupt = True
+    else:
+        at = data.draw(st.integers(0, size - 1), label="at")
+        raw = bytearray(path.read_bytes())
+        raw[at] ^= data.draw(st.integers(1, 255), label="mask")
+        path.write_bytes(bytes(raw))
+        expect_corrupt = False
+    before = snapshot(root)
+    code, _, err = run(capsys, *SCAN, "--store", root)
+    assert snapshot(root) == before
+    shutil.rmtree(root)
+    if code == 0 and not expect_corrupt:
+        return
+    assert code == 2 and err.startswith("error[STORE_CORRUPT]: ") and "hint:" in err, err
