@@ -358,7 +358,7 @@ SCAN = ["sql", "SELECT count(DISTINCT args), sum(seq), min(name) FROM events"]
 @settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_cut_or_flipped_byte_is_store_corrupt_or_an_answer(capsys, template,
-                                                                    tmp_path, data):
+                                                               tmp_path, data):
     """Whatever length an events file is cut to, ``sql`` says ``STORE_CORRUPT``; a byte
     flipped anywhere ends either there or, where neither the Parquet reader nor zstd can
     tell (a byte of a page whose compression has no checksum), in an answer — never in

@@ -76,6 +76,18 @@ def test_a_kept_connection_over_removed_files_reruns(root: Path) -> None:
     assert _count(reader) == (3 * TRACES, 3 * TRACES)
 
 
+def test_a_reader_looping_beside_compact_with_no_grace(root: Path) -> None:
+    """Another process compacts with ``--grace 0`` (its clean-up removes the files just
+    replaced) while this one queries in a loop: every answer counts every event once."""
+    proc = _compact(root)
+    seen = []
+    while proc.poll() is None:
+        seen.append(_count(Store(root)))
+    assert proc.wait(timeout=600) == 0, proc.stderr.read() if proc.stderr else ""
+    seen.append(_count(Store(root)))
+    assert set(seen) == {(3 * TRACES, 3 * TRACES)}
+
+
 def _compact(root: Path, *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "workbench", "compact", "--store",
                              str(root), "--grace", "0", *args], stdout=subprocess.PIPE,
