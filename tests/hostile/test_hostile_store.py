@@ -383,3 +383,14 @@ def test_any_cut_or_flipped_byte_is_store_corrupt_or_an_answer(capsys, template,
     if code == 0 and not expect_corrupt:
         return
     assert code == 2 and err.startswith("error[STORE_CORRUPT]: ") and "hint:" in err, err
+
+
+@pytest.mark.parametrize("grace", ["nan", "NaN", "inf", "-inf", "-1e-300", "-0.5"])
+def test_compact_grace_that_is_no_number_of_seconds(capsys, template, tmp_path, grace):
+    """``--grace nan`` compared false with every age and removed every replaced file
+    at once, as ``--grace 0`` does: refused, like a negative number."""
+    root = _compacted(template, tmp_path)
+    before = snapshot(root)
+    code, out, err = run(capsys, "compact", "--store", root, f"--grace={grace}")
+    assert code == 2 and out == "" and err.startswith("error[USAGE]: "), err
+    assert "hint:" in err and snapshot(root) == before
