@@ -27,7 +27,8 @@ from typing import Any
 from ..model import StoreCorruptError, dumps, loads
 from ._batch import TABLES
 
-__all__ = ["OUTSIDE_HINT", "Commit", "inside", "inside_all", "parse_record", "visible_of"]
+__all__ = ["OUTSIDE_HINT", "Commit", "inside", "inside_all", "parse_record", "read_record",
+           "visible_of"]
 
 _BATCH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 OUTSIDE_HINT = ("the store is damaged or was made to reach out of its folder; nothing "
@@ -71,6 +72,17 @@ def _strings(doc: dict[str, Any], key: str, name: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise _corrupt(name, f"{key!r} is not a list of strings")
     return tuple(value)
+
+
+def read_record(path: Path) -> Commit | None:
+    """The record at ``path`` (``parse_record``), or None when it is gone."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _corrupt(path.name, exc.strerror or str(exc)) from None
+    return parse_record(data, path.name)
 
 
 def parse_record(data: bytes, name: str) -> Commit:

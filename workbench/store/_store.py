@@ -48,10 +48,10 @@ from ..model import (
     loads,
 )
 from ._batch import TABLES, Batch
-from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, try_lock
+from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, sweep_temps, try_lock
 from ._journal import Journal, drop_journal, open_journal, orphan_journals
 from ._reader import Reader, open_views, read_error
-from ._records import Commit, inside, inside_all, parse_record, visible_of
+from ._records import Commit, inside, inside_all, read_record, visible_of
 from ._rows import to_rows
 
 __all__ = ["DEFAULT_STORE", "Commit", "Store", "resolve_store_path"]
@@ -243,17 +243,11 @@ class Store:
             if known is not None:
                 out.append(known)
                 continue
-            p = d / name
-            try:
-                data = p.read_bytes()
-            except FileNotFoundError:
+            commit = read_record(d / name)
+            if commit is None:  # moved or removed since the listing
                 if missing_ok:
                     continue
                 return None
-            except OSError as exc:
-                raise StoreCorruptError(f"commit record {name} is unreadable: "
-                                        f"{exc.strerror}") from None
-            commit = parse_record(data, name)
             self._records[name] = commit
             out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
@@ -375,6 +369,7 @@ class Store:
         theirs until the compaction's clean-up), dead staging dirs, and the temporary
         files of records whose writer was killed (records are written under the lock,
         so any temporary file there now is dead)."""
+        sweep_temps(self.root / KEY_FILE)  # a key creation killed (unlocked, over a minute)
         for folder in (_COMMITS, f"{_COMMITS}/{_REPLACED}"):
             d = inside(self.root, folder)
             for tmp in d.glob(".*.tmp") if d.is_dir() else ():

@@ -86,3 +86,20 @@ def test_record_temp_files_go_at_the_next_commit(tmp_path: Path) -> None:
     compact(store)
     assert not any(p.exists() for p in debris)
     assert len(store.commits()) == 1
+
+
+def test_a_killed_key_creation_is_swept_by_the_next_commit(tmp_path: Path) -> None:
+    """The redaction key is written to ``.redaction.key.PID.RANDOM.tmp`` and linked into
+    place; killed before the link, the temp file holds a key nobody uses."""
+    src = tmp_path / "a.jsonl"
+    src.write_text(json.dumps({"trace_id": "t1", "event_id": "e1", "kind": "tool_call",
+                               "name": "x"}) + "\n")
+    store = Store(tmp_path / "store")
+    ingest([src], store, redact=False)
+    debris = store.root / ".redaction.key.4242.0123456789abcdef.tmp"
+    debris.write_text("ab" * 32 + "\n")
+    fresh = store.root / ".redaction.key.4243.0123456789abcdef.tmp"
+    fresh.write_text("cd" * 32 + "\n")
+    _old(debris)
+    compact(store)
+    assert not debris.exists() and fresh.exists()
