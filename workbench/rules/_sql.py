@@ -68,6 +68,11 @@ class DuckDBEngine:
         con = store.connect()
         try:
             return sql_violations(con, rules, trace_ids)
+        except duckdb.Error as exc:  # a damaged store file says so; else a bug of ours
+            error = store.read_error(exc)
+            if error.code == "STORE_CORRUPT":
+                raise error from None
+            raise
         finally:
             con.close()
 

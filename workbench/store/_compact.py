@@ -20,6 +20,8 @@ only records that are still replaced.
 from __future__ import annotations
 
 import datetime as dt
+import errno
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,9 +29,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ..model import StoreError, UsageError
+from ..model import StoreCorruptError, StoreError, UsageError
 from ._batch import TABLES, Batch
 from ._files import exclusive_lock
+from ._records import inside_all
 from ._store import Commit, Store
 
 __all__ = ["GRACE_SECONDS", "SMALL_BYTES", "SUGGEST_FILES", "CompactResult", "compact",
@@ -43,6 +46,7 @@ SUGGEST_FILES = 64
 """``ingest`` suggests ``compact`` when a day partition holds this many small files."""
 GRACE_SECONDS = 3600.0
 _CHUNK = 131_072
+_NO_SPACE = frozenset({errno.ENOSPC, errno.EDQUOT})
 _SORT = {"events": [("trace_id", "ascending"), ("seq", "ascending")],
          "traces": [("trace_id", "ascending")]}
 
@@ -70,14 +74,23 @@ def _day(commit: Commit) -> str | None:
 
 def _bytes(store: Store, commit: Commit) -> int:
     total = 0
-    for f in commit.files:
+    for f, path in zip(commit.files, inside_all(store.root, commit.files), strict=True):
         try:
-            total += (store.root / f).stat().st_size
-        except FileNotFoundError:
-            raise StoreError(f"{f}, named by batch {commit.batch}, is missing",
-                             code="STORE_CORRUPT",
-                             hint="restore the store from a backup") from None
+            total += path.stat().st_size
+        except OSError:
+            raise _gone(store, commit, f"{f}, named by batch {commit.batch}, is missing") \
+                from None
     return total
+
+
+def _gone(store: Store, commit: Commit, message: str) -> StoreError:
+    """A file of ``commit`` missing or unreadable: ``COMPACT_CONFLICT`` when another
+    compaction replaced the batch meanwhile (and its clean-up removed the file), else
+    ``STORE_CORRUPT``."""
+    if commit.batch not in {c.batch for c in Store(store.root).commits()}:
+        return StoreError(f"batch {commit.batch} was compacted by another process",
+                          code="COMPACT_CONFLICT", hint="run `workbench compact` again")
+    return StoreCorruptError(message, hint="restore the store from a backup")
 
 
 def _runs(store: Store, small: int) -> Iterator[tuple[str, list[Commit]]]:
@@ -113,16 +126,33 @@ def small_files(store: Store, small: int = SMALL_BYTES) -> dict[str, int]:
     return out
 
 
+def _read(store: Store, run: Sequence[Commit], table: str) -> pa.Table | None:
+    """The rows of ``table`` in the run's files, one table (None: no such file)."""
+    parts = []
+    for c in run:
+        files = [f for f in c.files if f.startswith(table + "/")]
+        for f, path in zip(files, inside_all(store.root, files), strict=True):
+            try:  # ParquetFile, not read_table: no columns from the day=… folder names
+                parts.append(pq.ParquetFile(path).read())
+            except (OSError, pa.ArrowException) as exc:
+                raise _gone(store, c, f"{f}, named by batch {c.batch}, could not be read: "
+                            f"{exc}") from None
+    if not parts:
+        return None
+    try:
+        merged = pa.concat_tables(parts, promote_options="default")
+        return merged.sort_by(_SORT[table]) if table in _SORT else merged
+    except (pa.ArrowException, KeyError) as exc:
+        raise StoreCorruptError(f"the {table} files of batches {run[0].batch} … "
+                                f"{run[-1].batch} do not fit together: {exc}",
+                                hint="restore the store from a backup") from None
+
+
 def _merge(store: Store, batch: Batch, run: Sequence[Commit]) -> None:
     for table in TABLES:
-        paths = [store.root / f for c in run for f in c.files if f.startswith(table + "/")]
-        if not paths:
+        merged = _read(store, run, table)
+        if merged is None:
             continue
-        # ParquetFile, not read_table: no columns from the day=… folder names
-        parts = [pq.ParquetFile(p).read() for p in paths]
-        merged = pa.concat_tables(parts, promote_options="default")
-        if table in _SORT:
-            merged = merged.sort_by(_SORT[table])
         with batch.writer(table, merged.schema) as w:
             for start in range(0, merged.num_rows, _CHUNK):
                 w.write(merged.slice(start, _CHUNK))
@@ -135,29 +165,55 @@ def compact(store: Store, *, grace: float = GRACE_SECONDS,
     if not store.exists:
         raise StoreError(f"no store at {store.root}", code="STORE_NOT_FOUND",
                          hint="pass the store with --store (or $WORKBENCH_STORE)")
-    if grace < 0:
+    if not grace >= 0 or math.isinf(grace):  # NaN would make every record old enough
         raise UsageError(f"--grace must be 0 or more seconds, not {grace}",
                          hint="the seconds replaced files are kept for readers (default 3600)")
     store._check_marker()
     result = CompactResult()
-    for day, run in list(_runs(store, small)):
-        with store.stage() as batch:
-            _merge(store, batch, run)
-            commit = batch.commit(
-                sources=[s for c in run for s in c.sources],
-                trace_ids=[t for c in run for t in c.trace_ids],
-                replaces=tuple(c.batch for c in run), day=day)
-        result.runs.append({"day": day, "batch": commit.batch,
-                            "batches": [c.batch for c in run],
-                            "files_before": sum(len(c.files) for c in run),
-                            "files_after": len(commit.files)})
-    result.removed_batches, result.removed_files = _clean(store, grace)
+    runs = list(_runs(store, small))
+    try:
+        for day, run in runs:
+            with store.stage() as batch:
+                _merge(store, batch, run)
+                commit = batch.commit(
+                    sources=[s for c in run for s in c.sources],
+                    trace_ids=[t for c in run for t in c.trace_ids],
+                    replaces=tuple(c.batch for c in run), day=day)
+            result.runs.append({"day": day, "batch": commit.batch,
+                                "batches": [c.batch for c in run],
+                                "files_before": sum(len(c.files) for c in run),
+                                "files_after": len(commit.files)})
+        result.removed_batches, result.removed_files = _clean(store, grace)
+    except OSError as exc:
+        if exc.errno not in _NO_SPACE or isinstance(exc, StoreError):
+            raise
+        raise _full(store, runs, exc) from None
     return result
+
+
+def _full(store: Store, runs: list[tuple[str, list[Commit]]], exc: OSError) -> StoreError:
+    """The file system filled: say which merges were committed before it did (they are
+    kept: their records are written) and that nothing else changed."""
+    visible = Store(store.root).commits()
+    replaced = {b for c in visible for b in c.replaces}
+    done = [run for _, run in runs if all(c.batch in replaced for c in run)]
+    where = exc.filename or "a file"
+    if not done:
+        return StoreError(f"no space left while writing {where}", code="DISK_FULL",
+                          hint="free some space and run the command again (what was being "
+                          "written is not kept)")
+    merged = sum(len(run) for run in done)
+    return StoreError(f"no space left while writing {where}, after {len(done)} of "
+                      f"{len(runs)} merges were committed ({merged} batches merged: those "
+                      "are kept)", code="DISK_FULL", hint="free some space and run "
+                      "`workbench compact` again to merge the rest and remove what was "
+                      "replaced")
 
 
 def _clean(store: Store, grace: float) -> tuple[int, int]:
     """Remove the records and files replaced more than ``grace`` seconds ago: the oldest
-    first, each record's files before the record."""
+    first, each record's files before the record. Every path is confined to the store
+    before the first is removed (a record naming one outside is ``STORE_CORRUPT``)."""
     now = dt.datetime.now(dt.UTC)
     batches = files = 0
     with exclusive_lock(store.root / ".lock"):
@@ -165,18 +221,18 @@ def _clean(store: Store, grace: float) -> tuple[int, int]:
         # killed writers (a compaction killed after its commit leaves its own)
         store._recover()
         records = store.all_commits()
-        replaced_at = {b: dt.datetime.fromisoformat(c.committed_at)
-                       for c in records for b in c.replaces}
-        for c in records:  # oldest first
-            at = replaced_at.get(c.batch)
-            if at is None or (now - at).total_seconds() < grace:
-                continue
-            for f in c.files:
-                path = store.root / f
-                if path.exists():
+        replaced_at = {b: c.at for c in records for b in c.replaces}
+        old = [c for c in records  # oldest first
+               if c.batch in replaced_at and (now - replaced_at[c.batch]).total_seconds()
+               >= grace]
+        doomed = [(inside_all(store.root, c.files), store._record_path(c.batch))
+                  for c in old]
+        for paths, record in doomed:
+            for path in paths:
+                if path.is_file() or path.is_symlink():
                     path.unlink()
                     files += 1
-            store._record_path(c.batch).unlink(missing_ok=True)
+            record.unlink(missing_ok=True)
             batches += 1
     return batches, files
 

@@ -13,7 +13,11 @@ outside it (fixtures, reports, redacted copies, exports):
   final name in one rename.
 
 A temporary file or folder that is not put in place is removed; the target is then as
-it was. ``mkdir=False`` leaves a missing parent folder an error (``FileNotFoundError``),
+it was. A writer killed (``SIGKILL``) cannot remove its temporary file, so each holds
+an advisory lock on it while it writes, and the next write of the same target removes
+the temporary files beside it whose lock is free and that are older than a minute
+(``sweep_temps``): a killed writer's debris does not stay where ``git add`` would
+pick it up. ``mkdir=False`` leaves a missing parent folder an error (``FileNotFoundError``),
 for commands that refuse to create folders the user did not ask for.
 """
 
@@ -23,6 +27,7 @@ import contextlib
 import fcntl
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,7 +35,47 @@ from types import TracebackType
 from typing import BinaryIO
 
 __all__ = ["AtomicDir", "atomic_open", "atomic_write", "atomic_write_all", "exclusive_lock",
-           "fsync_dir", "fsync_file", "try_lock"]
+           "fsync_dir", "fsync_file", "sweep_temps", "try_lock"]
+
+#: a temporary file younger than this is never swept: its writer may have made it and
+#: not yet locked it
+_STALE_SECONDS = 60.0
+
+
+def sweep_temps(path: Path) -> int:
+    """Remove the temporary files a killed writer of ``path`` left beside it
+    (``.NAME.PID.tmp``, unlocked, older than a minute); how many."""
+    removed = 0
+    try:
+        names = [n for n in os.listdir(path.parent)
+                 if n.startswith(f".{path.name}.") and n.endswith(".tmp")]
+    except OSError:
+        return 0
+    now = time.time()
+    for name in names:
+        tmp = path.parent / name
+        try:
+            if tmp.is_symlink() or now - tmp.stat().st_mtime < _STALE_SECONDS:
+                continue
+            fd = try_lock(tmp)
+        except OSError:
+            continue
+        if fd is None:
+            continue  # its writer is alive
+        try:
+            tmp.unlink(missing_ok=True)
+            removed += 1
+        finally:
+            os.close(fd)
+    return removed
+
+
+def _open_temp(path: Path) -> tuple[Path, BinaryIO]:
+    """A new temporary file beside ``path``, locked while this process writes it."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    f = open(tmp, "wb")  # noqa: SIM115 - closed by the caller
+    fcntl.flock(f.fileno(), fcntl.LOCK_EX)
+    return tmp, f
 
 
 def fsync_dir(path: Path) -> None:
@@ -53,9 +98,10 @@ def atomic_open(path: Path, *, mkdir: bool = True) -> Iterator[BinaryIO]:
     was and nothing is left beside it."""
     if mkdir:
         path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    sweep_temps(path)
+    tmp, f = _open_temp(path)
     try:
-        with open(tmp, "wb") as f:
+        with f:
             yield f
             f.flush()
             os.fsync(f.fileno())
@@ -79,9 +125,10 @@ def atomic_write_all(files: list[tuple[Path, bytes]]) -> None:
     staged: list[tuple[Path, Path]] = []
     try:
         for path, data in files:
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            sweep_temps(path)
+            tmp, f = _open_temp(path)
             staged.append((tmp, path))
-            with open(tmp, "wb") as f:
+            with f:
                 f.write(data)
                 f.flush()
                 os.fsync(f.fileno())

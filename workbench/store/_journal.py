@@ -15,6 +15,8 @@ import fcntl
 import os
 from pathlib import Path
 
+from ._records import inside
+
 __all__ = ["JOURNALS", "Journal", "drop_journal", "open_journal", "orphan_journals"]
 
 JOURNALS = "_journals"
@@ -54,9 +56,11 @@ def open_journal(root: Path, name: str) -> Journal:
 
 def orphan_journals(root: Path) -> list[Path]:
     """Journals no live process owns, oldest name first."""
-    d = root / JOURNALS
+    d = inside(root, JOURNALS)  # never a link out of the store: lines are cut here
     out: list[Path] = []
     for p in sorted(d.glob("*.jsonl")) if d.is_dir() else []:
+        if p.is_symlink() or not p.is_file():
+            continue
         fd = os.open(p, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -29,7 +29,6 @@ import shutil
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from ..model import (
     EVENTS,
     Event,
     NotFoundError,
+    QueryError,
     StoreCorruptError,
     StoreError,
     Trace,
@@ -48,11 +48,11 @@ from ..model import (
     loads,
 )
 from ._batch import TABLES, Batch
-from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, try_lock
+from ._files import atomic_write, exclusive_lock, fsync_dir, fsync_file, sweep_temps, try_lock
 from ._journal import Journal, drop_journal, open_journal, orphan_journals
-from ._reader import Reader
+from ._reader import Reader, open_views, read_error
+from ._records import Commit, inside, inside_all, read_record, visible_of
 from ._rows import to_rows
-from ._views import create_views
 
 __all__ = ["DEFAULT_STORE", "Commit", "Store", "resolve_store_path"]
 
@@ -63,6 +63,7 @@ _MARKER: dict[str, Any] = {"format": "workbench-store", "version": 1}
 _COMMITS = "_commits"
 _REPLACED = "replaced"
 _GENERATION = ".generation"
+_RETRIES = 5  # queries rerun when a compaction's clean-up removed a file they listed
 
 
 def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
@@ -71,28 +72,6 @@ def resolve_store_path(path: str | os.PathLike[str] | None) -> Path:
         return Path(path)
     env = os.environ.get("WORKBENCH_STORE")
     return Path(env) if env else DEFAULT_STORE
-
-
-@dataclass(frozen=True)
-class Commit:
-    """The record that makes a batch visible. A compaction's record also names the
-    batches it ``replaces``: from the moment it is written readers see its files instead
-    of theirs (docs/scale.md)."""
-
-    batch: str
-    committed_at: str
-    files: tuple[str, ...]
-    sources: tuple[dict[str, Any], ...]
-    trace_ids: tuple[str, ...]
-    replaces: tuple[str, ...] = ()
-
-    def to_json(self) -> bytes:
-        doc: dict[str, Any] = {"batch": self.batch, "committed_at": self.committed_at,
-                               "files": list(self.files), "sources": list(self.sources),
-                               "trace_ids": list(self.trace_ids)}
-        if self.replaces:
-            doc["replaces"] = list(self.replaces)
-        return dumps(doc).encode()
 
 
 class Store:
@@ -106,6 +85,7 @@ class Store:
         # the connection ``sql`` reads with, kept while the same commit records are
         # visible (``_reader.py``)
         self._reader = Reader()
+        self._listed: list[str] = []
 
     def __getstate__(self) -> dict[str, Any]:
         return {"root": self.root, "_records": self._records}
@@ -221,8 +201,7 @@ class Store:
             records = self._read_records(self.root / _COMMITS)
             if records is not None and self._generation() == generation:
                 break
-        replaced = {b for c in records for b in c.replaces}
-        return [c for c in records if c.batch not in replaced]
+        return visible_of(records)
 
     def all_commits(self) -> list[Commit]:
         """Every commit record, replaced ones too, oldest first (those in
@@ -239,38 +218,36 @@ class Store:
         """The count of record moves (``_commits/.generation``): a reader that lists the
         records between two equal reads of it saw no record move."""
         try:
-            return (self.root / _COMMITS / _GENERATION).read_text("ascii")
+            return (self.root / _COMMITS / _GENERATION).read_text("ascii", "replace")
         except FileNotFoundError:
             return "0"
+        except OSError as exc:
+            raise StoreCorruptError(f"{_COMMITS}/{_GENERATION} is unreadable: "
+                                    f"{exc.strerror}") from None
 
     def _read_records(self, d: Path, *, missing_ok: bool = False) -> list[Commit] | None:
         """The records of one folder, oldest first; None when one listed is gone before
-        it was read (it moved: list again), unless ``missing_ok``."""
+        it was read (it moved: list again), unless ``missing_ok``. A record is read as
+        untrusted input (``_records.parse_record``)."""
+        folder = inside(self.root, d.relative_to(self.root).as_posix())
         try:  # names, not Path objects: a store of many batches lists thousands
-            names = sorted(n for n in os.listdir(d) if n.endswith(".json"))
-        except (FileNotFoundError, NotADirectoryError):
+            names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        except FileNotFoundError:
             return []
+        except OSError as exc:
+            raise StoreCorruptError(f"{d.relative_to(self.root)} is not a folder of commit "
+                                    f"records: {exc.strerror}") from None
         out = []
         for name in names:
             known = self._records.get(name)
             if known is not None:
                 out.append(known)
                 continue
-            p = d / name
-            try:
-                c = loads(p.read_bytes())
-            except FileNotFoundError:
+            commit = read_record(d / name)
+            if commit is None:  # moved or removed since the listing
                 if missing_ok:
                     continue
                 return None
-            except Exception as exc:
-                raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
-            try:
-                commit = Commit(c["batch"], c["committed_at"], tuple(c["files"]),
-                                tuple(c.get("sources", ())), tuple(c.get("trace_ids", ())),
-                                tuple(c.get("replaces", ())))
-            except Exception as exc:
-                raise StoreCorruptError(f"commit record {p.name} is unreadable: {exc}") from None
             self._records[name] = commit
             out.append(commit)
         out.sort(key=lambda c: (c.committed_at, c.batch))
@@ -289,8 +266,11 @@ class Store:
             return
         generation = self._generation()
         nxt = int(generation) + 1 if generation.strip().isdigit() else 1
+        retired = inside(self.root, f"{_COMMITS}/{_REPLACED}")
+        if retired.exists() and not retired.is_dir():
+            raise StoreCorruptError(f"{_COMMITS}/{_REPLACED} is not a folder")
         atomic_write(d / _GENERATION, str(nxt).encode())
-        (d / _REPLACED).mkdir(exist_ok=True)
+        retired.mkdir(exist_ok=True)
         for c in moving:
             os.replace(d / f"{c.batch}.json", d / _REPLACED / f"{c.batch}.json")
         fsync_dir(d / _REPLACED)
@@ -299,13 +279,14 @@ class Store:
     def _record_path(self, batch: str) -> Path:
         """Where batch ``batch``'s commit record is (``_commits/replaced/`` once it is
         replaced and moved)."""
-        retired = self.root / _COMMITS / _REPLACED / f"{batch}.json"
-        return retired if retired.exists() else self.root / _COMMITS / f"{batch}.json"
+        retired = inside(self.root, f"{_COMMITS}/{_REPLACED}/{batch}.json")
+        return retired if retired.exists() else inside(self.root, f"{_COMMITS}/{batch}.json")
 
     def files(self, table: str) -> list[Path]:
         """The committed data files of one table."""
         prefix = table + "/"
-        return [self.root / f for c in self.commits() for f in c.files if f.startswith(prefix)]
+        return inside_all(self.root, [f for c in self.commits() for f in c.files
+                                      if f.startswith(prefix)])
 
     def source_hashes(self) -> set[str]:
         return {s["sha256"] for c in self.commits() for s in c.sources if "sha256" in s}
@@ -385,18 +366,28 @@ class Store:
 
     def _recover(self) -> None:
         """Under the lock: drop data files no commit record names (replaced ones keep
-        theirs until the compaction's clean-up), and dead staging dirs."""
+        theirs until the compaction's clean-up), dead staging dirs, and the temporary
+        files of records whose writer was killed (records are written under the lock,
+        so any temporary file there now is dead)."""
+        sweep_temps(self.root / KEY_FILE)  # a key creation killed (unlocked, over a minute)
+        for folder in (_COMMITS, f"{_COMMITS}/{_REPLACED}"):
+            d = inside(self.root, folder)
+            for tmp in d.glob(".*.tmp") if d.is_dir() else ():
+                tmp.unlink(missing_ok=True)
         self._retire()  # a compaction killed after its record, before the moves
         named = {f for c in self.all_commits() for f in c.files}
         for table in TABLES:
-            for folder, _, names in os.walk(self.root / table):
+            for folder, _, names in os.walk(inside(self.root, table)):
                 rel = Path(folder).relative_to(self.root).as_posix()
                 for name in names:
                     if name.endswith(".parquet") and f"{rel}/{name}" not in named:
                         (Path(folder) / name).unlink(missing_ok=True)
-        staging = self.root / "_staging"
+        staging = inside(self.root, "_staging")
         if staging.is_dir():
             for d in staging.iterdir():
+                if d.is_symlink():  # never made by a writer: a link is removed, not followed
+                    d.unlink()
+                    continue
                 fd = try_lock(d / ".owner") if d.is_dir() else None
                 if fd is not None:
                     os.close(fd)
@@ -424,7 +415,7 @@ class Store:
     # -- reading ------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
         """An in-memory DuckDB connection with the store's views (the caller closes it)."""
-        return self._connect(self._visible())
+        return open_views(self.root, self._visible())
 
     def _visible(self) -> list[Commit]:
         if self.root.exists() and not self.root.is_dir():
@@ -432,14 +423,15 @@ class Store:
                              code="STORE_NOT_A_DIRECTORY")
         if self.exists:
             self._check_marker()
-        return self.commits()  # one listing for every view
+        visible = self.commits()  # one listing for every view
+        self._listed = [c.batch for c in visible]
+        return visible
 
-    def _connect(self, visible: list[Commit]) -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect()
-        con.execute("SET enable_progress_bar = false")
-        create_views(con, {t: [self.root / f for c in visible for f in c.files
-                               if f.startswith(t + "/")] for t in TABLES})
-        return con
+
+    def read_error(self, exc: Exception) -> StoreCorruptError | QueryError:
+        """What an error of a query on ``connect()``'s connection is: ``STORE_CORRUPT``
+        when a store file could not be read, else the query's ``SQL_ERROR``."""
+        return read_error(exc, self.root)
 
     def sql(self, query: str, params: list[Any] | dict[str, Any] | None = None) -> pa.Table:
         """Run a query over the views; the result as an Arrow table. The store is listed
@@ -447,8 +439,17 @@ class Store:
         this ``Store``'s last one while the visible commit records are the same (a
         commit or a compaction changes them). Anything else — another statement, or
         several — gets a connection of its own, so it cannot change what later queries
-        see."""
-        return self._reader.query(self._visible, self._connect, query, params)
+        see. A damaged file is ``STORE_CORRUPT``; one that went while the query ran
+        because a compaction's clean-up removed it (``compact --grace 0`` beside a
+        reader) is no damage: the records are listed again and the query rerun."""
+        for _ in range(_RETRIES):
+            try:
+                return self._reader.query(self.root, self._visible, query, params)
+            except StoreCorruptError:
+                self._reader.close()
+                if [c.batch for c in self.commits()] == self._listed:
+                    raise
+        return self._reader.query(self.root, self._visible, query, params)
 
     def trace(self, trace_id: str) -> Trace:
         """One trace, parsed, with its metadata."""

@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 
-from ..model import EVENTS, FINDINGS, REPLAYS, TRACES
+from ..model import EVENTS, FINDINGS, REPLAYS, TRACES, StoreCorruptError
 
 __all__ = ["FIXED_AFTER", "create_views"]
 
@@ -67,14 +67,33 @@ def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -
                     if any(t == table for t, _ in _ADDED) else set(schema.names))
             cols = ", ".join(_column(table, f, f.name in have) for f in schema)
             con.execute(f"CREATE VIEW {name} AS SELECT {cols} FROM _{table}_files")
+            _same_types(con, table, name, schema)
         else:  # typed in SQL: registering an Arrow table would make DuckDB load pandas
-            typed = ", ".join(f'CAST(NULL AS {_sql_type(f.type)}) AS "{f.name}"'
-                              for f in schema)
-            con.execute(f"CREATE VIEW {name} AS SELECT {typed} WHERE false")
+            con.execute(f"CREATE VIEW {name} AS SELECT {_typed(schema)} WHERE false")
     con.execute(f"CREATE VIEW findings AS SELECT *, {_FINDING_ID} AS finding_id "
                 "FROM _findings_rows")
     con.execute(_TOOL_CALLS)
     con.execute(_GROUPS.replace("{FIXED_AFTER}", str(FIXED_AFTER)))
+
+
+def _typed(schema: pa.Schema) -> str:
+    return ", ".join(f'CAST(NULL AS {_sql_type(f.type)}) AS "{f.name}"' for f in schema)
+
+
+def _same_types(con: duckdb.DuckDBPyConnection, table: str, name: str,
+                schema: pa.Schema) -> None:
+    """A table's files read as its schema's types (DuckDB names both): a file of other
+    columns or types is a damaged store, not a query to fail later."""
+    have = con.execute(f"SELECT column_name, column_type FROM (DESCRIBE {name})").fetchall()
+    want = con.execute(f"SELECT column_name, column_type FROM (DESCRIBE SELECT "
+                       f"{_typed(schema)})").fetchall()
+    if have != want:
+        wrong = next(h[0] for h, w in zip(have, want, strict=True) if h != w)
+        raise StoreCorruptError(f"the {table} files do not hold the {table} table: "
+                                f"column {wrong} is {dict(have)[wrong]}, not "
+                                f"{dict(want)[wrong]}",
+                                hint="restore the store from a copy, or remove the batch "
+                                "whose file is of another table")
 
 
 def _column(table: str, f: pa.Field, present: bool) -> str:
