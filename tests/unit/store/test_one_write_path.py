@@ -7,7 +7,8 @@ each file opened for writing, rename, removal, link and folder Python makes (aud
 events) and each Parquet file pyarrow is asked to write. A write whose path is under
 the root of any ``Store`` made meanwhile must come from ``workbench/store``: the
 innermost workbench frame doing it, not counting the store's general file helpers
-(``_files.py``: they write wherever their caller says), must be in that package.
+(``_files.py``, ``_output.py``: they write wherever their caller says), must be in that
+package.
 
 A second, static check covers code the commands do not reach: outside
 ``workbench/store`` no module calls a Parquet or Arrow file writer, but the fixtures'
@@ -33,7 +34,9 @@ from workbench.store import Store
 
 PKG = Path(os.path.realpath(Path(workbench.__file__).parent))
 STORE_PKG = PKG / "store"
-GENERAL = STORE_PKG / "_files.py"  # atomic_write & co.: they write where they are told
+#: atomic_write & co., and the writer of a user's output file (``--out``): they write
+#: where their caller says
+GENERAL = {str(STORE_PKG / "_files.py"), str(STORE_PKG / "_output.py")}
 EXAMPLE = EXAMPLES / "archive-incident.otlp.json"
 RULES = EXAMPLES / "archive-incident.rules.yaml"
 TRACE = "4bf92f35"
@@ -74,7 +77,7 @@ def _writer_frame() -> str | None:
     frame = sys._getframe(1)
     while frame is not None:
         name = os.path.realpath(frame.f_code.co_filename)
-        if name.startswith(str(PKG) + os.sep) and name != str(GENERAL):
+        if name.startswith(str(PKG) + os.sep) and name not in GENERAL:
             return f"{name}:{frame.f_lineno}"
         frame = frame.f_back
     return None
