@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..model import LIMITS, within_depth
 from ._errors import ContractError, ContractVersionError, DuplicateToolError, SchemaInvalidError
 from ._jsonschema import check_schema
 
@@ -159,6 +160,9 @@ def descriptor_from_dict(doc: Any, file: str | None = None) -> Descriptor:
     if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
         raise ContractVersionError(f"{named}: descriptor version {version} is newer than this "
                                    f"workbench reads ({VERSION})", file=file, tool=tool)
+    for side in ("input", "output"):  # before anything below recurses into them
+        within_depth(doc.get(side), LIMITS["contract_depth"], f"{named}, {side}", file=file,
+                     tool=tool, path=side)
     error = next(iter(sorted(_validator().iter_errors(dict(doc)),
                              key=lambda e: list(map(str, e.absolute_path)))), None)
     if error is not None:
