@@ -6,8 +6,10 @@ A descriptor's ``input`` and ``output`` are JSON Schema (2020-12 unless the sche
 what the meta-schemas let through but no tool can use: a ``$ref`` that resolves to
 nothing, a ``$ref`` outside the document (descriptors are self-contained: an importer
 inlines what a source keeps elsewhere), and a cycle of ``$ref``s that never reaches a
-schema (``A -> B -> A``). A recursive schema (a tree node whose ``children`` are nodes)
-is fine: its cycle passes through a real schema.
+schema (``A -> B -> A``) or comes back through ``allOf``/``anyOf``/``oneOf``/``not``/``if``
+without consuming any of the value (``rules.has_ref_loop``, what a rule's ``schema`` is
+held to). A recursive schema (a tree node whose ``children`` are nodes) is fine: its
+cycle passes through ``properties`` or ``items``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from ..rules import has_ref_loop
 from ._metaschema import is_schema
 
 __all__ = ["check_schema", "pointer", "resolve_ref", "walk_refs"]
@@ -97,6 +100,10 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
+    if has_ref_loop(schema):
+        return ("at /: $refs (with allOf/anyOf/oneOf/not/if) lead back to where they started "
+                "without consuming any of the value: a validator would never end (a "
+                "recursive schema goes through properties or items)")
     return None
 
 

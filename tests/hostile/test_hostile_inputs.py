@@ -1,0 +1,217 @@
+"""Hostile files for the commands that read a tool contract or a trace file: each ends
+in exit 2 with its code and a hint, never an internal error, and writes nothing. The
+cases that used to exhaust the stack, the memory or the time (a 900-deep schema,
+``/dev/zero``, a FIFO, YAML aliases) run in a child process under a memory and a CPU
+bound (``resource.setrlimit``), killed past a wall-clock bound far above normal."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.hostile.cases import REPO, laughs
+from tests.support import no_internal_error, run, snapshot
+from workbench.contracts import Call, Descriptor, SchemaInvalidError, ToolSet, check_calls
+
+#: the child's bounds: address space, CPU seconds and a wall clock only to stop a hang
+MEMORY = 1 << 30
+CPU = 60
+WALL = 120
+EXAMPLES = REPO / "traces" / "examples"
+
+
+def _bounded() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    resource.setrlimit(resource.RLIMIT_CPU, (CPU, CPU))
+
+
+def child(*argv: object, cwd: Path) -> tuple[int, str, str]:
+    """``workbench ARGV`` in a child process within ``MEMORY`` and ``CPU``."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "workbench", *map(str, argv)], env=env,
+                          cwd=cwd, capture_output=True, text=True, timeout=WALL,
+                          preexec_fn=_bounded)
+    no_internal_error(proc.returncode, proc.stdout, proc.stderr, argv)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def refused_in_child(tmp_path: Path, code: str, *argv: object) -> str:
+    before = snapshot(tmp_path)
+    rc, out, err = child(*argv, cwd=tmp_path)
+    assert rc == 2, err
+    assert err.startswith(f"error[{code}]: "), err
+    assert "hint:" in err and "Traceback" not in err
+    assert out == ""
+    assert snapshot(tmp_path) == before  # nothing written, not even --out
+    assert not (tmp_path / "out").exists()
+    return err
+
+
+def mcp_list(schema_text: str) -> str:
+    """An MCP ``tools/list`` result of one tool whose input schema is ``schema_text``."""
+    return '{"tools": [{"name": "t", "inputSchema": ' + schema_text + "}]}"
+
+
+def nested(key: str, levels: int) -> str:
+    """A schema ``levels`` JSON levels deep through ``key`` (``not``, ``items``)."""
+    return f'{{"{key}": ' * (levels - 1) + "{}" + "}" * (levels - 1)
+
+
+@pytest.mark.parametrize("key", ["not", "items"])
+def test_contract_import_of_a_900_deep_schema_is_refused_by_its_limit(tmp_path, key):
+    src = tmp_path / "deep.json"
+    src.write_text(mcp_list('{"type": "object", "properties": {"a": '
+                            + nested(key, 900) + "}}"))
+    err = refused_in_child(tmp_path, "LIMIT_EXCEEDED", "contract", "import", src,
+                           "--out", tmp_path / "out")
+    assert "contract_depth = 128" in err and "deep.json" in err
+
+
+def test_a_schema_at_the_depth_limit_is_read_and_checked(capsys, tmp_path):
+    """The known answer at the edge: a document exactly ``contract_depth`` deep is
+    imported and read back, one level more is refused."""
+    # {"tools": [{"inputSchema": ...}]} is three levels above the schema
+    at_limit, beyond = (mcp_list(nested("not", n)) for n in (128 - 3, 128 - 2))
+    (tmp_path / "ok.json").write_text(at_limit)
+    (tmp_path / "deep.json").write_text(beyond)
+    code, _, err = run(capsys, "contract", "import", tmp_path / "ok.json", "--out",
+                         tmp_path / "out")
+    assert code == 0, err
+    code, out, err = run(capsys, "contract", "import", tmp_path / "out", "--json")
+    assert code == 0, err
+    assert [t["tool"] for t in json.loads(out)["tools"]] == ["t"]
+    code, _, err = run(capsys, "contract", "import", tmp_path / "deep.json")
+    assert code == 2 and err.startswith("error[LIMIT_EXCEEDED]: "), err
+
+
+def test_a_stored_tools_document_too_deep_is_refused_by_its_limit(capsys, tmp_path):
+    """``--from-store`` reads the tool definitions a trace recorded (an MCP session's
+    ``tools/list``): the same bound as a file."""
+    tools = json.loads(mcp_list(nested("items", 150)))["tools"]
+    messages = [{"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+                {"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}]
+    src = tmp_path / "session.jsonl"
+    src.write_text("\n".join(json.dumps(m) for m in messages) + "\n")
+    store = tmp_path / "store"
+    code, _, err = run(capsys, "ingest", src, "--store", store, "--format", "mcp")
+    assert code == 0, err
+    code, _, err = run(capsys, "contract", "import", "--from-store", "--store", store)
+    assert code == 2 and err.startswith("error[LIMIT_EXCEEDED]: "), err
+    assert "contract_depth" in err and "store:" in err
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_contract_import_of_a_device_is_not_a_file(tmp_path, device):
+    if not os.path.exists(device):
+        pytest.skip(f"no {device} here")
+    err = refused_in_child(tmp_path, "NOT_A_FILE", "contract", "import", device,
+                           "--out", tmp_path / "out")
+    assert device in err
+
+
+def test_contract_import_of_a_fifo_is_not_a_file_and_does_not_wait(tmp_path):
+    fifo = tmp_path / "tools.json"
+    os.mkfifo(fifo)
+    err = refused_in_child(tmp_path, "NOT_A_FILE", "contract", "import", fifo)
+    assert "tools.json" in err and "not a regular file" in err
+
+
+def test_contract_import_of_a_file_beyond_its_byte_limit(tmp_path):
+    src = tmp_path / "big.json"
+    with open(src, "wb") as f:  # sparse: 64 MiB and one byte, of nothing
+        f.truncate((64 << 20) + 1)
+    err = refused_in_child(tmp_path, "LIMIT_EXCEEDED", "contract", "import", src)
+    assert "contract_bytes" in err
+
+
+@pytest.mark.parametrize(("case", "text", "limit"), [
+    ("billion-laughs", laughs(first="a") + "tools:\n- name: t\n  inputSchema: "
+     "{type: object, properties: {a: {enum: *a8}}}\n", "yaml_alias_nodes"),
+    ("recursive-alias", "tools: &i\n- name: t\n  inputSchema: {type: object, properties: "
+     "{a: {enum: *i}}}\n", "contract_depth"),
+    ("deep-yaml", "tools:\n- name: t\n  inputSchema: " + "[" * 500 + "]" * 500 + "\n",
+     "contract_depth"),
+])
+def test_contract_import_of_hostile_yaml_is_refused_by_its_limit(tmp_path, case, text,
+                                                                  limit):
+    src = tmp_path / "tools.yaml"
+    src.write_text(text)
+    err = refused_in_child(tmp_path, "LIMIT_EXCEEDED", "contract", "import", src,
+                           "--out", tmp_path / "out")
+    assert limit in err, case
+
+
+_LOOPS = {
+    "allof-pair": {"$defs": {"a": {"allOf": [{"$ref": "#/$defs/b"}]},
+                             "b": {"$ref": "#/$defs/a"}},
+                   "properties": {"x": {"$ref": "#/$defs/a"}}},
+    "anyof-self": {"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}]}},
+                   "properties": {"x": {"$ref": "#/$defs/a"}}},
+    "root-allof": {"properties": {"x": {"$ref": "#"}}, "allOf": [{"$ref": "#"}]},
+    "not-self": {"$defs": {"a": {"not": {"$ref": "#/$defs/a"}}},
+                 "properties": {"x": {"$ref": "#/$defs/a"}}},
+}
+
+
+@pytest.mark.parametrize("case", sorted(_LOOPS))
+def test_contract_import_refuses_a_ref_loop_that_consumes_nothing(capsys, tmp_path, case):
+    src = tmp_path / "tools.json"
+    src.write_text(mcp_list(json.dumps({"type": "object", **_LOOPS[case]})))
+    code, out, err = run(capsys, "contract", "import", src, "--out", tmp_path / "out")
+    assert code == 2 and out == ""
+    assert err.startswith("error[SCHEMA_INVALID]: "), err
+    assert "tool t, input" in err and "hint:" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_recursive_schema_through_properties_is_still_imported(capsys, tmp_path):
+    """The known answer beside the refusals: a tree whose children are trees."""
+    tree = {"type": "object", "$defs": {"node": {"type": "object", "properties": {
+        "kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+        "properties": {"root": {"$ref": "#/$defs/node"}}}
+    src = tmp_path / "tools.json"
+    src.write_text(mcp_list(json.dumps(tree)))
+    code, _, err = run(capsys, "contract", "import", src, "--out", tmp_path / "out")
+    assert code == 0, err
+    assert (tmp_path / "out" / "t.yaml").is_file()
+
+
+def test_contract_check_of_a_stored_descriptor_with_a_loop_is_schema_invalid(capsys,
+                                                                            tmp_path):
+    """A descriptor file written before loops were refused (or by hand): `contract
+    check` ends in SCHEMA_INVALID, not a RecursionError."""
+    import shutil
+
+    folder = tmp_path / "contracts"
+    shutil.copytree(EXAMPLES / "contracts" / "projects-v2", folder)
+    path = folder / "archive_project.yaml"
+    text = path.read_text()
+    path.write_text(text.replace("    project_id: {type: string}\noutput:",
+                                 "    project_id: {$ref: '#/$defs/a'}\n  $defs:\n"
+                                 "    a: {allOf: [{$ref: '#/$defs/b'}]}\n"
+                                 "    b: {$ref: '#/$defs/a'}\noutput:", 1))
+    assert path.read_text() != text
+    store = tmp_path / "store"
+    assert run(capsys, "ingest", EXAMPLES / "archive-incident.otlp.json", "--store",
+               store)[0] == 0
+    code, out, err = run(capsys, "contract", "check", folder, "--store", store,
+                         "--no-record")
+    assert code == 2 and out == ""
+    assert err.startswith("error[SCHEMA_INVALID]: ") and "archive_project.yaml" in err
+
+
+def test_check_calls_with_a_looping_descriptor_built_in_code_is_schema_invalid():
+    """Defensive: a descriptor that never went through reading (built in code) with a
+    loop ends in the same code when a call is checked against it."""
+    tools = ToolSet()
+    tools.add(Descriptor(tool="t", input={"type": "object", **_LOOPS["allof-pair"]}))
+    call = Call("tr", "e1", 1, "t", "ok", {"x": 1}, None, None)
+    with pytest.raises(SchemaInvalidError) as info:
+        check_calls([call], tools)
+    assert info.value.code == "SCHEMA_INVALID" and "tool t" in info.value.message
