@@ -215,3 +215,66 @@ def test_check_calls_with_a_looping_descriptor_built_in_code_is_schema_invalid()
     with pytest.raises(SchemaInvalidError) as info:
         check_calls([call], tools)
     assert info.value.code == "SCHEMA_INVALID" and "tool t" in info.value.message
+
+
+# -- ingest: what a file that no format recognises is told ---------------------------
+
+_EVENT = {"trace_id": "h1", "event_id": "e1", "kind": "tool_call", "name": "x",
+          "args": {"n": 1}}
+_LINE = json.dumps(_EVENT)
+
+
+@pytest.mark.parametrize(("case", "data", "code", "words"), [
+    ("latin-1", _LINE.replace('"x"', '"caf\xe9"').encode("latin-1") + b"\n",
+     "INVALID_ENCODING", "line 1 is not UTF-8 (byte 0xe9"),
+    ("utf-16", (_LINE + "\n").encode("utf-16"), "INVALID_ENCODING", "UTF-16 text"),
+    ("binary", bytes(range(256)) * 8, "INVALID_ENCODING", "is not UTF-8"),
+    ("nan-line", (_LINE.replace('"n": 1', '"n": NaN') + "\n").encode(), "INVALID_JSON",
+     "NaN is not a JSON value"),
+    ("infinity-line", (_LINE.replace('"n": 1', '"n": -Infinity') + "\n").encode(),
+     "INVALID_JSON", "Infinity is not a JSON value"),
+    ("nan-document", b'{"resourceSpans": [], "x": NaN}', "INVALID_JSON",
+     "NaN is not a JSON value"),
+    ("truncated-line", b'{"trace_id": "a", "x": [1, 2\n{"b": 1}\n', "INVALID_JSON",
+     "line 1 starts like JSON but is not"),
+    ("first-line-beyond-detection", b'{"a": "' + b"x" * (1 << 20) + b'"}\n{}\n',
+     "UNKNOWN_FORMAT", "first line is longer than 1,048,576 bytes"),
+])
+def test_ingest_says_why_a_file_is_unreadable(capsys, tmp_path, case, data, code, words):
+    """Not UNKNOWN_FORMAT for a file in another encoding or JSON with NaN: the code
+    and the words of what is wrong, the store untouched."""
+    src = tmp_path / "t.jsonl"
+    src.write_bytes(data)
+    store = tmp_path / "store"
+    code_, out, err = run(capsys, "ingest", src, "--store", store)
+    assert code_ == 2 and out == "", err
+    assert err.startswith(f"error[{code}]: "), (case, err)
+    assert words in err and "hint:" in err and "t.jsonl" in err
+    assert list(store.rglob("*.parquet")) == [] and list(store.glob("_staging/*")) == []
+
+
+@pytest.mark.parametrize("name", ["t.jsonl", "t.otlp.json"])
+def test_ingest_reads_a_file_opening_with_a_utf8_byte_order_mark(capsys, tmp_path, name):
+    """A UTF-8 BOM (Windows editors, PowerShell's Out-File) is skipped, and the file
+    reads as the same file without it."""
+    text = (_LINE + "\n" if name.endswith("jsonl")
+            else (EXAMPLES / "archive-incident.otlp.json").read_text())
+    counts = []
+    for bom in (b"", b"\xef\xbb\xbf"):
+        src = tmp_path / f"{len(bom)}-{name}"
+        src.write_bytes(bom + text.encode())
+        store = tmp_path / f"store{len(bom)}"
+        code, out, err = run(capsys, "ingest", src, "--store", store, "--json")
+        assert code == 0, err
+        counts.append([(t["trace_id"], t["events"]) for t in json.loads(out)["traces"]])
+    assert counts[0] == counts[1] and counts[0]
+
+
+def test_ingest_detects_a_jsonl_file_whose_first_line_is_longer_than_64_kib(capsys,
+                                                                         tmp_path):
+    big = {**_EVENT, "args": {"blob": "a" * 70_000}}
+    src = tmp_path / "long.jsonl"
+    src.write_text(json.dumps(big) + "\n" + _LINE.replace("e1", "e2") + "\n")
+    code, out, err = run(capsys, "ingest", src, "--store", tmp_path / "store", "--json")
+    assert code == 0, err
+    assert [(t["format"], t["events"]) for t in json.loads(out)["traces"]] == [("jsonl", 2)]
