@@ -278,3 +278,15 @@ def test_ingest_detects_a_jsonl_file_whose_first_line_is_longer_than_64_kib(caps
     code, out, err = run(capsys, "ingest", src, "--store", tmp_path / "store", "--json")
     assert code == 0, err
     assert [(t["format"], t["events"]) for t in json.loads(out)["traces"]] == [("jsonl", 2)]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_ingest_of_a_fifo_or_a_device_is_not_a_file_with_a_hint(tmp_path, kind):
+    path = tmp_path / "t.jsonl"
+    if kind == "fifo":
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/zero")
+    err = refused_in_child(tmp_path, "NOT_A_FILE", "ingest", path, "--store",
+                           tmp_path / "store")
+    assert "a device, a pipe or a socket is never read" in err

@@ -195,7 +195,9 @@ def open_source(path: str | os.PathLike[str]) -> SourceFile:
         raise NotFoundError(f"no such file: {p}", code="FILE_NOT_FOUND",
                             hint="check the path", file=str(p))
     if not p.is_file():
-        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p))
+        raise InputError(f"{p} is not a regular file", code="NOT_A_FILE", file=str(p),
+                         hint="name a trace file, or a folder of them (a device, a pipe or "
+                              "a socket is never read)")
     h = hashlib.sha256()
     head = b""
     size = 0
