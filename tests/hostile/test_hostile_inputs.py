@@ -106,6 +106,37 @@ def test_a_stored_tools_document_too_deep_is_refused_by_its_limit(capsys, tmp_pa
     assert "contract_depth" in err and "store:" in err
 
 
+def _ref_chain(n: int) -> dict[str, object]:
+    """An OpenAPI document whose request body is a chain of ``n`` schemas, each naming
+    the next: shallow as written, ``3n`` levels deep with its references inlined."""
+    schemas: dict[str, object] = {
+        f"A{i}": {"type": "object", "properties": {"x": {"$ref": f"#/components/schemas/A{i + 1}"}}}
+        for i in range(n)}
+    schemas[f"A{n}"] = {"type": "string"}
+    body = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/A0"}}}}
+    return {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+            "paths": {"/x": {"post": {"operationId": "op", "requestBody": body,
+                                      "responses": {"200": {"description": "ok"}}}}},
+            "components": {"schemas": schemas}}
+
+
+def test_a_ref_chain_deeper_than_the_limit_once_inlined_is_refused(capsys, tmp_path):
+    """Exporters and lint inline references: a 400-link chain was a RecursionError in
+    `contract lint` and `contract export --provider gemini`; it is refused at reading."""
+    src = tmp_path / "api.json"
+    src.write_text(json.dumps(_ref_chain(400)))
+    err = refused_in_child(tmp_path, "LIMIT_EXCEEDED", "contract", "import", src,
+                           "--out", tmp_path / "out")
+    assert "with its $refs followed" in err and "contract_depth" in err
+    src.write_text(json.dumps(_ref_chain(20)))  # the known answer: a short chain is fine
+    code, _, err = run(capsys, "contract", "import", src, "--out", tmp_path / "out")
+    assert code == 0, err
+    for provider in ("openai", "gemini"):
+        code, _, err = run(capsys, "contract", "export", tmp_path / "out", "--provider",
+                           provider, "--lossy")
+        assert code == 0, err
+
+
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
 def test_contract_import_of_a_device_is_not_a_file(tmp_path, device):
     if not os.path.exists(device):

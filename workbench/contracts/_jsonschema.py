@@ -14,6 +14,7 @@ cycle passes through ``properties`` or ``items``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +23,7 @@ from urllib.parse import unquote
 from ..rules import has_ref_loop
 from ._metaschema import is_schema
 
-__all__ = ["check_schema", "pointer", "resolve_ref", "walk_refs"]
+__all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
 
 
 def pointer(doc: Any, ref: str) -> Any:
@@ -71,6 +72,33 @@ def walk_refs(schema: Any, at: str = "") -> Iterator[tuple[str, str]]:
     elif isinstance(schema, list):
         for i, v in enumerate(schema):
             yield from walk_refs(v, f"{at}/{i}")
+
+
+def expanded_depth(schema: Any) -> int:
+    """How deep ``schema`` nests with each local ``$ref`` replaced by what it names, as
+    an exporter that inlines references writes it (a chain of hundreds of definitions
+    each naming the next is shallow as written and hundreds of levels deep inlined). A
+    reference back into a schema being expanded (a recursive schema) counts as a leaf:
+    exporters refuse or stop such loops themselves. Walked without recursion."""
+    height: dict[int, int] = {}  # -1: being expanded
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, dict | list) or (not done and id(node) in height):
+            continue
+        kids = list(node.values()) if isinstance(node, dict) else list(node)
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            with contextlib.suppress(KeyError):
+                kids.append(pointer(schema, node["$ref"]))
+        kids = [k for k in kids if isinstance(k, dict | list)]
+        if done:
+            height[id(node)] = 1 + max((max(height.get(id(k), 0), 0) for k in kids),
+                                       default=0)
+            continue
+        height[id(node)] = -1
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids if id(k) not in height)
+    return max(height.get(id(schema), 0), 0)
 
 
 def check_schema(schema: Any) -> str | None:
