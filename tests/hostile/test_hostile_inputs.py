@@ -168,6 +168,8 @@ def test_contract_import_of_a_file_beyond_its_byte_limit(tmp_path):
      "{a: {enum: *i}}}\n", "contract_depth"),
     ("deep-yaml", "tools:\n- name: t\n  inputSchema: " + "[" * 500 + "]" * 500 + "\n",
      "contract_depth"),
+    ("huge-integer", "tools:\n- name: t\n  inputSchema: {type: object, maximum: "
+     + "9" * 5_000 + "}\n", "integer_digits"),
 ])
 def test_contract_import_of_hostile_yaml_is_refused_by_its_limit(tmp_path, case, text,
                                                                   limit):

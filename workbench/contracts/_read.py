@@ -113,6 +113,9 @@ def _parse(path: Path, data: bytes) -> Any:
         return yaml.load(data.decode("utf-8"), Loader=_LOADER)
     except UnicodeDecodeError:
         raise ContractError(f"{path} is not UTF-8 text", file=str(path)) from None
+    except ValueError:  # Python refuses an integer literal past its digit bound
+        limit = LIMITS["integer_digits"]
+        raise limit.breach(str(path), file=str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""
