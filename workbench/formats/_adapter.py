@@ -238,9 +238,19 @@ def not_json_constant(data: bytes, pos: int | None = None) -> str | None:
             "a string)") if bad else None
 
 
+_CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\f")
+
+
+def _binary(head: bytes) -> bool:
+    """Whether a head is binary data, not text in some encoding: a NUL, or more than
+    one byte in a hundred a control character."""
+    return b"\x00" in head or len(head.translate(None, _CONTROL)) < len(head) * 0.99
+
+
 def unrecognised(source: SourceFile) -> InputError | None:
     """Why no format recognises a file, when its head says more than "unknown": text
-    in another encoding (``INVALID_ENCODING``, naming the line and byte), a first line
+    in another encoding (``INVALID_ENCODING``, naming the line and byte; binary data,
+    with NULs or control characters, stays unknown), a first line
     or a whole document that starts like JSON and is not (``INVALID_JSON``, naming a
     ``NaN`` or ``Infinity``), or a first line longer than detection reads."""
     head, where = source.head, source.display
@@ -250,6 +260,8 @@ def unrecognised(source: SourceFile) -> InputError | None:
                                  "it); trace files are UTF-8", file=where,
                                  hint=f"convert it: iconv -f {name} -t UTF-8")
     whole = len(head) >= source.text_size
+    if _binary(head):
+        return None  # an archive, an image: no text at all, so no format is all it is
     try:  # a character the head cuts in two is no error
         (head if whole else head[:max(0, len(head) - 3)]).decode("utf-8")
     except UnicodeDecodeError as exc:
