@@ -116,7 +116,9 @@ def check_schema(schema: Any) -> str | None:
         problem = _meta_problem(cls, schema, "")
     if problem is not None:
         return problem
+    refs = False
     for where, ref in walk_refs(schema):
+        refs = True
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
                     "(inline it, or keep it under $defs)")
@@ -128,7 +130,7 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
-    if has_ref_loop(schema):
+    if refs and has_ref_loop(schema):  # a loop that consumes nothing needs a $ref
         return ("at /: $refs (with allOf/anyOf/oneOf/not/if) lead back to where they started "
                 "without consuming any of the value: a validator would never end (a "
                 "recursive schema goes through properties or items)")

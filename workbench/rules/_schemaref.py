@@ -95,7 +95,7 @@ def check_refs(schema: Any, what: str, at: At) -> None:
             raise at.error(f"{what}: {key} {ref!r} points at nothing in the schema")
         return target
 
-    if _loops(schema, _edges(schema, landed)):
+    if _loops(_edges(schema, landed)):
         raise at.error(f"{what}: the schema's references form a loop that validates "
                        "nothing (a $ref to itself, or allOf/anyOf/oneOf/not/if back to "
                        "where it started)", code="REF_CYCLE",
@@ -111,13 +111,15 @@ def has_ref_loop(schema: Any) -> bool:
     def landed(key: str, ref: str) -> Any:
         return _pointer(schema, ref)[1] if ref.startswith("#") else None
 
-    return _loops(schema, _edges(schema, landed))
+    return _loops(_edges(schema, landed))
 
 
-def _edges(schema: Any, landed: Callable[[str, str], Any]) -> dict[int, list[Any]]:
-    """For every object of the schema, the schemas it applies to the same value: its
-    in-place subschemas and what its references land on (``landed(key, ref)``)."""
-    edges: dict[int, list[Any]] = {}
+def _edges(schema: Any, landed: Callable[[str, str], Any]
+           ) -> dict[int, tuple[Any, list[Any]]]:
+    """For every object of the schema that applies others to the same value, the object
+    and those: its in-place subschemas and what its references land on (``landed(key,
+    ref)``). An object that applies none can be on no loop and is left out."""
+    edges: dict[int, tuple[Any, list[Any]]] = {}
     stack, seen = [schema], set()
     while stack:  # every object of the schema, without recursion
         node = stack.pop()
@@ -125,11 +127,9 @@ def _edges(schema: Any, landed: Callable[[str, str], Any]) -> dict[int, list[Any
             continue
         seen.add(id(node))
         if isinstance(node, list):
-            stack.extend(node)
+            stack.extend(x for x in node if isinstance(x, dict | list))
             continue
-        if not isinstance(node, dict):
-            continue
-        stack.extend(node.values())
+        stack.extend(x for x in node.values() if isinstance(x, dict | list))
         out = [node[k] for k in _IN_PLACE if isinstance(node.get(k), dict)]
         out += [x for k in _IN_PLACE_LISTS if isinstance(node.get(k), list)
                 for x in node[k] if isinstance(x, dict)]
@@ -139,20 +139,21 @@ def _edges(schema: Any, landed: Callable[[str, str], Any]) -> dict[int, list[Any
                 target = landed(key, ref)
                 if isinstance(target, dict):
                     out.append(target)
-        edges[id(node)] = out
+        if out:
+            edges[id(node)] = (node, out)
     return edges
 
 
-def _loops(schema: Any, edges: dict[int, list[Any]]) -> bool:
+def _loops(edges: dict[int, tuple[Any, list[Any]]]) -> bool:
     state: dict[int, int] = {}  # 1: on the path, 2: done
-    for root in _objects(schema):
+    for root, _ in edges.values():
         if state.get(id(root)):
             continue
         path: list[tuple[Any, int]] = [(root, 0)]
         state[id(root)] = 1
         while path:
             node, i = path[-1]
-            nxt = edges.get(id(node), [])
+            nxt = edges.get(id(node), (None, []))[1]
             if i < len(nxt):
                 path[-1] = (node, i + 1)
                 child = nxt[i]
@@ -166,18 +167,3 @@ def _loops(schema: Any, edges: dict[int, list[Any]]) -> bool:
                 state[id(node)] = 2
                 path.pop()
     return False
-
-
-def _objects(schema: Any) -> list[Any]:
-    out, stack, seen = [], [schema], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, dict):
-            out.append(node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return out
