@@ -43,6 +43,7 @@ from ..rules import Finding, shape
 from ..store import Store
 from ._consumer import Consumer
 from ._descriptor import Descriptor, ToolSet
+from ._errors import SchemaInvalidError
 
 __all__ = ["CONTRACT_RULES", "Call", "ContractCheck", "calls_of", "check_calls",
            "check_contracts", "consumer_reads"]
@@ -130,8 +131,14 @@ def _schema_findings(rule: str, root: str, schema: Any, value: Any,
 
     if schema is None or schema is True:
         return []
-    errors = sorted(_validator(dumps(schema)).iter_errors(value),
-                    key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    try:
+        errors = sorted(_validator(dumps(schema)).iter_errors(value),
+                        key=lambda e: (list(map(str, e.absolute_path)), e.validator))
+    except RecursionError:  # reading refuses a loop; a descriptor built some other way
+        raise SchemaInvalidError(
+            f"tool {call.name}, {root}: the schema's $refs loop without consuming the value "
+            "(or the value nests deeper than the schema can be followed), so no check of "
+            f"step {call.seq} ends", tool=call.name, path=root) from None
     out: list[Finding] = []
     seen: set[tuple[str, str]] = set()
     for e in errors:

@@ -17,8 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..model import LIMITS
 from ._errors import ContractError, ContractVersionError, DuplicateToolError, SchemaInvalidError
-from ._jsonschema import check_schema
+from ._jsonschema import check_schema, expanded_depth
 
 __all__ = ["FIELDS", "SIDE_EFFECTS", "VERSION", "Deprecation", "Descriptor", "ErrorEnvelope",
            "Idempotency", "Provenance", "ToolSet", "descriptor_from_dict"]
@@ -159,6 +160,12 @@ def descriptor_from_dict(doc: Any, file: str | None = None) -> Descriptor:
     if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
         raise ContractVersionError(f"{named}: descriptor version {version} is newer than this "
                                    f"workbench reads ({VERSION})", file=file, tool=tool)
+    depth = LIMITS["contract_depth"]
+    for side in ("input", "output"):  # before anything below recurses into them
+        found = expanded_depth(doc.get(side))  # at least its depth as written
+        if found > depth.value:
+            raise depth.breach(f"{named}, {side} with its $refs followed", found,
+                               file=file, tool=tool, path=side)
     error = next(iter(sorted(_validator().iter_errors(dict(doc)),
                              key=lambda e: list(map(str, e.absolute_path)))), None)
     if error is not None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from ..model import InputError, NotFoundError
+from ..model import LIMITS, InputError, NotFoundError, within_depth
 from ..model import loads as json_loads
 from ..store import Store, atomic_write_all
 from ._descriptor import VERSION, Descriptor, ToolSet
@@ -48,6 +48,7 @@ def tools_from_store(store: Store, traces: Sequence[str] = ()) -> list[Descripto
         doc = json_loads(row["tools"]) if row["tools"] else None
         if not doc:
             continue
+        within_depth(doc, LIMITS["contract_depth"], f"store:{row['trace_id']}")
         found.add(row["trace_id"])
         for d in read_document(doc, f"store:{row['trace_id']}"):
             seen = out.setdefault(d.tool, d)

@@ -6,20 +6,24 @@ A descriptor's ``input`` and ``output`` are JSON Schema (2020-12 unless the sche
 what the meta-schemas let through but no tool can use: a ``$ref`` that resolves to
 nothing, a ``$ref`` outside the document (descriptors are self-contained: an importer
 inlines what a source keeps elsewhere), and a cycle of ``$ref``s that never reaches a
-schema (``A -> B -> A``). A recursive schema (a tree node whose ``children`` are nodes)
-is fine: its cycle passes through a real schema.
+schema (``A -> B -> A``) or comes back through ``allOf``/``anyOf``/``oneOf``/``not``/``if``
+without consuming any of the value (``rules.has_ref_loop``, what a rule's ``schema`` is
+held to). A recursive schema (a tree node whose ``children`` are nodes) is fine: its
+cycle passes through ``properties`` or ``items``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
+from ..rules import has_ref_loop
 from ._metaschema import is_schema
 
-__all__ = ["check_schema", "pointer", "resolve_ref", "walk_refs"]
+__all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
 
 
 def pointer(doc: Any, ref: str) -> Any:
@@ -70,6 +74,33 @@ def walk_refs(schema: Any, at: str = "") -> Iterator[tuple[str, str]]:
             yield from walk_refs(v, f"{at}/{i}")
 
 
+def expanded_depth(schema: Any) -> int:
+    """How deep ``schema`` nests with each local ``$ref`` replaced by what it names, as
+    an exporter that inlines references writes it (a chain of hundreds of definitions
+    each naming the next is shallow as written and hundreds of levels deep inlined). A
+    reference back into a schema being expanded (a recursive schema) counts as a leaf:
+    exporters refuse or stop such loops themselves. Walked without recursion."""
+    height: dict[int, int] = {}  # -1: being expanded
+    stack: list[tuple[Any, bool]] = [(schema, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, dict | list) or (not done and id(node) in height):
+            continue
+        kids = list(node.values()) if isinstance(node, dict) else list(node)
+        if isinstance(node, dict) and isinstance(node.get("$ref"), str):
+            with contextlib.suppress(KeyError):
+                kids.append(pointer(schema, node["$ref"]))
+        kids = [k for k in kids if isinstance(k, dict | list)]
+        if done:
+            height[id(node)] = 1 + max((max(height.get(id(k), 0), 0) for k in kids),
+                                       default=0)
+            continue
+        height[id(node)] = -1
+        stack.append((node, True))
+        stack.extend((k, False) for k in kids if id(k) not in height)
+    return max(height.get(id(schema), 0), 0)
+
+
 def check_schema(schema: Any) -> str | None:
     """Why ``schema`` is not a usable JSON Schema, or None when it is."""
     import jsonschema  # loaded only when a descriptor is read
@@ -85,7 +116,9 @@ def check_schema(schema: Any) -> str | None:
         problem = _meta_problem(cls, schema, "")
     if problem is not None:
         return problem
+    refs = False
     for where, ref in walk_refs(schema):
+        refs = True
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
                     "(inline it, or keep it under $defs)")
@@ -97,6 +130,10 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
+    if refs and has_ref_loop(schema):  # a loop that consumes nothing needs a $ref
+        return ("at /: $refs (with allOf/anyOf/oneOf/not/if) lead back to where they started "
+                "without consuming any of the value: a validator would never end (a "
+                "recursive schema goes through properties or items)")
     return None
 
 

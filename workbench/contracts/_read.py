@@ -14,13 +14,21 @@ sniff scores it highest.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..model import InputError, InvalidJSONError, NotFoundError
+from ..model import (
+    LIMITS,
+    InputError,
+    InvalidJSONError,
+    LimitExceededError,
+    NotFoundError,
+    within_depth,
+)
 from ..model import loads as json_loads
 from ._descriptor import VERSION, Descriptor, Provenance, ToolSet, descriptor_from_dict
 from ._errors import ContractError, ContractVersionError, UnknownSourceError
@@ -34,6 +42,8 @@ from ._source import Source
 __all__ = ["SOURCES", "Source", "detect_source", "is_descriptor_doc", "load_document",
            "read_document", "read_tools"]
 
+_BYTES, _DEPTH = LIMITS["contract_bytes"], LIMITS["contract_depth"]
+_REPEATS = LIMITS["yaml_alias_nodes"]
 _SUFFIXES = (".yaml", ".yml", ".json", ".jsonl")
 #: libyaml's safe loader where PyYAML was built with it (about 20x faster), else PyYAML's
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -42,22 +52,57 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 def load_document(path: Path) -> Any:
     """The document in a file: JSON, JSON lines (a list of the lines' values) or YAML;
     ``InvalidJSONError`` for a ``.json`` file that is not JSON (line and column named),
-    ``ContractError`` naming the file and line for anything else unreadable."""
+    ``ContractError`` naming the file and line for anything else unreadable. Only a
+    regular file is read, within ``contract_bytes``, and the document is refused past
+    ``contract_depth`` before anything walks it."""
+    data = _read_bounded(path)
+    if not data.strip():
+        raise ContractError(f"{path} is empty", file=str(path))
+    doc = _parse(path, data)
+    within_depth(doc, _DEPTH, str(path), repeats=_REPEATS, file=str(path))
+    return doc
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a regular file, at most ``contract_bytes`` of them. Opened without
+    blocking (a FIFO given as a file must not wait for a writer) and checked to be a
+    regular file before a byte is read (``/dev/zero`` never ends)."""
     try:
-        data = path.read_bytes()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise NotFoundError(f"no such file: {path}", code="FILE_NOT_FOUND",
                             hint="check the path", file=str(path)) from None
     except IsADirectoryError:
-        raise InputError(f"{path} is a folder", code="NOT_A_FILE", file=str(path),
-                         hint="name a file in it, or the folder where a folder is read") from None
+        raise _not_a_file(path, "a folder") from None
     except OSError as exc:
         raise InputError(f"cannot read {path}: {exc.strerror}", code="UNREADABLE",
-                         file=str(path)) from None
-    if not data.strip():
-        raise ContractError(f"{path} is empty", file=str(path))
+                         hint="check the file's permissions", file=str(path)) from None
+    with os.fdopen(fd, "rb") as f:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise _not_a_file(path, "a folder")
+        if not stat.S_ISREG(mode):
+            raise _not_a_file(path, "a device, a pipe or a socket, not a regular file")
+        try:
+            data = f.read(_BYTES.value + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror}", code="UNREADABLE",
+                             hint="check the file's permissions", file=str(path)) from None
+    if len(data) > _BYTES.value:
+        raise _BYTES.breach(str(path), f"more than {_BYTES.value:,}", file=str(path))
+    return data
+
+
+def _not_a_file(path: Path, what: str) -> InputError:
+    return InputError(f"{path} is {what}", code="NOT_A_FILE", file=str(path),
+                      hint="name a descriptor or tool list file, or a folder of them")
+
+
+def _parse(path: Path, data: bytes) -> Any:
     try:
         return json_loads(data)
+    except LimitExceededError as exc:
+        raise exc.at(str(path)) from None
     except ValueError as exc:
         if path.suffix == ".json":
             raise InvalidJSONError(f"{path}: invalid JSON: {exc}", file=str(path)) from None
@@ -68,6 +113,9 @@ def load_document(path: Path) -> Any:
         return yaml.load(data.decode("utf-8"), Loader=_LOADER)
     except UnicodeDecodeError:
         raise ContractError(f"{path} is not UTF-8 text", file=str(path)) from None
+    except ValueError:  # Python refuses an integer literal past its digit bound
+        limit = LIMITS["integer_digits"]
+        raise limit.breach(str(path), file=str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f" line {mark.line + 1}" if mark is not None else ""

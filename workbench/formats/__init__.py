@@ -10,7 +10,15 @@ the one guard against odd values, ``malformed``); the ingest pipeline does the r
 Formats depend on ``workbench.model`` only.
 """
 
-from ._adapter import ODD_VALUE_ERRORS, Adapter, RawEvent, SourceFile, TraceInfo, open_source
+from ._adapter import (
+    ODD_VALUE_ERRORS,
+    Adapter,
+    RawEvent,
+    SourceFile,
+    TraceInfo,
+    open_source,
+    unrecognised,
+)
 from ._decode import loads_exact, split_lines
 from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
 from .chat import ANTHROPIC, OPENAI
@@ -45,5 +53,6 @@ __all__ = [
     "open_source",
     "otlp_rows",
     "split_lines",
+    "unrecognised",
     "write_jsonl",
 ]

@@ -28,7 +28,7 @@ from ..model import (
     loads,
     loads_many,
 )
-from ._adapter import SourceFile
+from ._adapter import SourceFile, not_json_constant
 
 __all__ = [
     "iter_json_lines",
@@ -121,8 +121,8 @@ def _encoding_error(source: SourceFile, data: bytes, line_offset: int = 0) -> En
     return None
 
 
-def _json_error(source: SourceFile, exc: Exception,
-                line: int | None = None) -> InvalidJSONError | LimitExceededError:
+def _json_error(source: SourceFile, exc: Exception, line: int | None = None,
+                data: bytes = b"") -> InvalidJSONError | LimitExceededError:
     lineno = getattr(exc, "lineno", None)
     if str(exc).startswith("depth limit exceeded"):  # orjson's own bound, json_depth
         where = line if line is not None else lineno
@@ -131,7 +131,8 @@ def _json_error(source: SourceFile, exc: Exception,
     where = f"line {line if line is not None else lineno}"
     if line is None and col is not None:
         where += f", column {col}"
-    msg = getattr(exc, "msg", str(exc)).split("\n")[0]
+    msg = (not_json_constant(data, getattr(exc, "pos", None))
+           or getattr(exc, "msg", str(exc)).split("\n")[0])
     return InvalidJSONError(f"{source.display}: invalid JSON at {where}: {msg}",
                             file=source.display, line=line if line is not None else lineno)
 
@@ -143,11 +144,11 @@ def located(exc: LimitExceededError, file: str, line: int | None = None) -> Limi
 
 def load_document(source: SourceFile) -> Any:
     """The whole file as one JSON value."""
-    data = source.path.read_bytes()
+    data = source.read_bytes()
     try:
         return loads_exact(data)
     except JSONDecodeError as exc:
-        raise (_encoding_error(source, data) or _json_error(source, exc)) from None
+        raise (_encoding_error(source, data) or _json_error(source, exc, data=data)) from None
     except LimitExceededError as exc:
         raise located(exc, source.display) from None
 
@@ -156,13 +157,13 @@ def load_values(source: SourceFile) -> list[Any]:
     """The JSON values written one after another in the file (``{...}{...}`` or
     separated by white space), exactly and within the same limits as
     ``load_document``; ``INVALID_JSON`` where one does not parse."""
-    data = source.path.read_bytes()
+    data = source.read_bytes()
     try:
         return loads_many(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise _encoding_error(source, data) or _json_error(source, ValueError()) from None
     except JSONDecodeError as exc:
-        raise _json_error(source, exc) from None
+        raise _json_error(source, exc, data=data) from None
     except LimitExceededError as exc:
         raise located(exc, source.display) from None
 
@@ -223,7 +224,7 @@ def load_yaml(source: SourceFile) -> Any:
     limit = LIMITS["yaml_bytes"]
     if source.size > limit.value:
         raise limit.breach(source.display, source.size, file=source.display)
-    data = source.path.read_bytes()
+    data = source.read_bytes()
     enc = _encoding_error(source, data)
     if enc is not None:
         raise enc
@@ -265,7 +266,7 @@ def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]
     """``iter_json_lines`` with each line's mark: whether it is plain (no JSON text in
     it can hold an integer beyond 64 bits; see ``plain_json``)."""
     with open(source.path, "rb") as f:
-        pos = source.start
+        pos = max(source.start, source.body_start)
         if pos:
             f.seek(pos)
         end = source.end
@@ -281,7 +282,7 @@ def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]
             except JSONDecodeError as exc:
                 first = lines_before(source) if source.start else 0
                 raise (_encoding_error(source, raw, first + n - 1)
-                       or _json_error(source, exc, first + n)) from None
+                       or _json_error(source, exc, first + n, raw)) from None
             except LimitExceededError as exc:
                 first = lines_before(source) if source.start else 0
                 raise located(exc, source.display, first + n) from None
@@ -304,7 +305,7 @@ def lines_before(source: SourceFile) -> int:
 
 def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
     """The file cut into about ``parts`` byte ranges, each starting at a line start."""
-    bounds = [0]
+    bounds = [source.body_start]
     with open(source.path, "rb") as f:
         for i in range(1, parts):
             f.seek(max(source.size * i // parts, bounds[-1]))

@@ -20,6 +20,7 @@ from ..formats import (
     VCR,
     Adapter,
     SourceFile,
+    unrecognised,
 )
 from ..model import EmptyInputError, LimitExceededError, UnrecognizedFormatError, UsageError
 
@@ -56,6 +57,9 @@ def detect(source: SourceFile) -> Adapter:
         if score > 0 and (best is None or score > best[0]):
             best = (score, a)
     if best is None:
+        why = unrecognised(source)
+        if why is not None:
+            raise why
         raise UnrecognizedFormatError(
             f"{source.display}: no known trace format recognises this file",
             file=source.display,

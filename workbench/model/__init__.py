@@ -20,7 +20,7 @@ from ._errors import (
 )
 from ._event import Event, Ref
 from ._json import JSONDecodeError, dumps, dumps_bytes, json_type, loads, loads_many
-from ._limits import LIMITS, Limit, LimitExceededError
+from ._limits import LIMITS, Limit, LimitExceededError, within_depth
 from ._paths import STAR, Path, format_path, parse_path
 from ._refs import (
     ARG_KINDS,
@@ -109,4 +109,5 @@ __all__ = [
     "result_keys",
     "sent_keys",
     "trace_row",
+    "within_depth",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from ._limits import LIMITS
+from ._limits import LIMITS, within_depth
 
 __all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "json_type", "loads", "loads_many"]
 
@@ -72,20 +72,9 @@ def _exact(text: str) -> Any:
 
 
 def _within_depth(value: Any) -> None:
-    """``LimitExceededError`` when ``value`` nests deeper than ``json_depth`` (walked
-    without recursion; only documents read the exact way pay for it)."""
-    stack = [(value, 1)]
-    while stack:
-        v, depth = stack.pop()
-        if isinstance(v, dict):
-            children: Any = v.values()
-        elif isinstance(v, list):
-            children = v
-        else:
-            continue
-        if depth > _DEPTH.value:
-            raise _DEPTH.breach("JSON")
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
+    """``LimitExceededError`` when ``value`` nests deeper than ``json_depth`` (only
+    documents read the exact way pay for the walk)."""
+    within_depth(value, _DEPTH, "JSON")
 
 
 def _int(literal: str) -> int:

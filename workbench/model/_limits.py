@@ -16,7 +16,7 @@ from typing import Any
 
 from ._errors import InputError
 
-__all__ = ["LIMITS", "Limit", "LimitExceededError"]
+__all__ = ["LIMITS", "Limit", "LimitExceededError", "within_depth"]
 
 
 @dataclass(frozen=True)
@@ -63,6 +63,8 @@ _ALL = (
     Limit("yaml_alias_nodes", 100_000, "nodes", "what YAML aliases repeat"),
     Limit("yaml_bytes", 64 << 20, "bytes", "a YAML trace document"),
     Limit("config_bytes", 4 << 20, "bytes", "a configuration or schema file"),
+    Limit("contract_bytes", 64 << 20, "bytes", "a tool contract or API document"),
+    Limit("contract_depth", 128, "levels", "a tool contract's nesting"),
     Limit("config_scalar_chars", 65_536, "characters", "a value in a configuration file"),
     Limit("config_alias_nodes", 1_000, "nodes", "what YAML aliases repeat"),
     Limit("rules_per_file", 10_000, "rules", "the number of rules"),
@@ -72,3 +74,41 @@ _ALL = (
 )
 #: every limit by its name
 LIMITS: dict[str, Limit] = {lim.name: lim for lim in _ALL}
+
+
+def within_depth(value: Any, limit: Limit, where: str, *, repeats: Limit | None = None,
+                 **details: Any) -> None:
+    """``limit.breach`` when ``value`` (lists and mappings) nests deeper than ``limit``
+    levels, or holds itself (a recursive YAML alias); with ``repeats``, its breach when
+    shared containers (YAML aliases) would be walked more than ``repeats`` extra times
+    (a "billion laughs"). Walked without recursion, each container once however often
+    it is shared, so it is the check to make before any recursive walk of a document
+    from outside."""
+    if not isinstance(value, dict | list):
+        return
+    height: dict[int, int] = {}  # -1: entered, its subtree not done
+    size: dict[int, int] = {}  # containers in the subtree, each share counted again
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        node, done = stack.pop()
+        if not done and id(node) in height:
+            continue
+        kids = [c for c in (node.values() if isinstance(node, dict) else node)
+                if isinstance(c, dict | list)]
+        if done:
+            h = 1 + max((height[id(c)] for c in kids), default=0)
+            if h > limit.value:
+                raise limit.breach(where, **details)
+            height[id(node)] = h
+            size[id(node)] = 1 + sum(size[id(c)] for c in kids)
+            continue
+        height[id(node)] = -1
+        stack.append((node, True))
+        for c in kids:
+            seen = height.get(id(c))
+            if seen == -1:
+                raise limit.breach(where, "a value that holds itself", **details)
+            if seen is None:
+                stack.append((c, False))
+    if repeats is not None and size[id(value)] - len(size) > repeats.value:
+        raise repeats.breach(where, size[id(value)] - len(size), **details)

@@ -165,11 +165,18 @@ _PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "das", "do", "do
 _PREFIXED = re.compile(r"(?:Mc|Mac|O|D|Fitz|De|Di|La|Le|Van)[A-Z][a-z]+|[A-Z]\.")
 
 
+def _letters(part: str) -> bool:
+    """A run of letters, each perhaps with combining marks (Thai vowels and tone marks,
+    Devanagari vowel signs, Arabic harakat are marks, not letters, to ``isalpha``)."""
+    return part.isalpha() or (part[0].isalpha() and all(
+        c.isalpha() or unicodedata.category(c).startswith("M") for c in part))
+
+
 def _script_word(word: str) -> str | None:
     """``"cased"`` for a capitalised word (Latin, Cyrillic, Greek …), ``"uncased"`` for
     a word of an uncased script, None for anything else."""
     parts = re.split(r"[-'’]", word)
-    if not all(p and p.isalpha() for p in parts):
+    if not all(p and _letters(p) for p in parts):
         return "cased" if _PREFIXED.fullmatch(word) else None
     if all(not (c.isupper() or c.islower()) for c in word if c.isalpha()):
         return "uncased"

@@ -10,9 +10,11 @@ date like any other), so both need evidence from around them:
   ``country`` and ``zip`` alone are kept: a city is a tool argument far more often
   than a part of someone's address;
 - in free text, an address after ``address:``, ``lives at``, ``ship to``, ``deliver
-  to``, ``адрес`` … up to the end of the line or sentence, or a street line (a house
-  number, capitalised words and a street type: ``221B Baker Street``, ``1600
-  Amphitheatre Parkway``) anywhere;
+  to``, ``адрес`` … up to the end of the line or sentence (past an abbreviation's full
+  stop: ``ул. Тверская, д. 7``), or a street line (a house number, capitalised words
+  and a street type: ``221B Baker Street``, ``1600 Amphitheatre Parkway``; a European
+  street type before or after its name: ``12 rue de la Paix``, ``via Roma 10``)
+  anywhere; a value holding an IP address (``0.0.0.0 port 80``) is never postal;
 - a date (ISO, ``12/04/1990``, ``12.04.1990``, ``April 12, 1990``, ``12 April
   1990``) under ``dob``, ``date_of_birth``, ``birthday`` … or after ``born``,
   ``DOB``, ``date of birth``, ``geboren``, ``née`` …; an ISO date anywhere else is
@@ -21,6 +23,7 @@ date like any other), so both need evidence from around them:
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from functools import cache
 
@@ -70,15 +73,39 @@ def birth_key(key: str) -> bool:
 
 
 _MACHINE = re.compile(r"^(?:[\d.:]+|[0-9a-fA-Fx]{20,}|\S+@\S+|[a-z][a-z0-9+.-]*://\S*"
-                      r"|[\w.-]+:\d+|[\w./-]+)$")
+                      r"|[\w.-]+:\d+|(?a:[\w./-]+))$")
+
+
+#: a run that may be an IP address inside a value (``ipaddress`` decides)
+_IP_LIKE = re.compile(r"(?<![\w.:])[0-9a-fA-F]*[.:][0-9a-fA-F.:]*(?![\w.:])")
+
+
+def _holds_ip(s: str) -> bool:
+    """Whether ``s`` holds an IPv4 or IPv6 address: a postal address never does."""
+    for m in _IP_LIKE.finditer(s):
+        try:
+            ipaddress.ip_address(m.group())
+        except ValueError:
+            continue
+        return True
+    return False
+
+
+#: scripts written without spaces between words (CJK, kana, Hangul, Thai)
+_UNSPACED = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af\u0e00-\u0e7f]")
 
 
 def is_address_value(value: str) -> bool:
-    """Whether a value under an address key is a postal address."""
+    """Whether a value under an address key is a postal address: a letter, a digit,
+    a space or a comma (none needed in a script written without spaces:
+    ``北京市朝阳区建国路88号``), and no machine address (``0.0.0.0 port 80`` is a socket,
+    not a street)."""
     s = value.strip()
     return (4 <= len(s) <= 300 and any(c.isdigit() for c in s)
-            and any(c.isalpha() for c in s) and (" " in s or "," in s)
-            and _MACHINE.match(s) is None and "«" not in s)
+            and any(c.isalpha() for c in s)
+            and (" " in s or "," in s or _UNSPACED.search(s) is not None)
+            and _MACHINE.match(s) is None and "«" not in s
+            and not _holds_ip(s))
 
 
 _MONTHS = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
@@ -158,6 +185,25 @@ _EURO_STREET = re.compile(
     r"|(?:Rue|Avenue|Boulevard|Calle|Avenida|Via|Viale|Piazza|Rua|Praça|Carrer|Plaza"
     r"|Paseo|Ulica|улица|ул\.|проспект|пр\.)(?: [\w'’.-]+){1,4}),? \d{1,4}[a-zA-Z]?"
     r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?(?![\w\x00])")
+_CITY = r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?"
+_PARTICLE = (r"(?:de la |de l['’]|de |du |des |la |le |les |d['’]|l['’]|dei |del |della "
+             r"|delle |degli |di |da |do |dos |das )?")
+#: a house number first: ``12 rue de la Paix``, ``3 bis avenue Foch, 75116 Paris``
+_EURO_NUMBER_FIRST = re.compile(
+    r"(?<![\w\x00.,/-])\d{1,4}(?:[a-zA-Z]| bis| ter)?,? (?i:rue|avenue|boulevard|bd|allée|allee"
+    r"|chemin|impasse|quai|place)"
+    rf" {_PARTICLE}[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*){{0,3}}{_CITY}(?![\w\x00])")
+_NAME_WORD = r"[A-ZÀ-Þ][a-zà-ÿ'’-]+"
+#: a street type in lower case, the name and the number after it (``via Roma 10``,
+#: ``calle Mayor 5``); lower-case ``via`` is also an English word (``via Python 3``,
+#: ``via Cloudflare 12 ms``), so after it the name is plain capitalised words and the
+#: number (two or three digits, or one before a city) ends the clause
+_EURO_LOWER = re.compile(
+    r"(?<![\w\x00])(?:(?:viale|piazza|calle|avenida|rua|praça|carrer|paseo|ulica|rue)"
+    rf" {_PARTICLE}[A-ZÀ-Þ][\w'’.-]*(?: [A-ZÀ-Þ][\w'’.-]*){{0,3}},? \d{{1,4}}[a-zA-Z]?"
+    rf"|via {_PARTICLE}{_NAME_WORD}(?: {_NAME_WORD}){{0,2}},? "
+    r"(?:\d{2,3}[a-zA-Z]?(?=$|[,.;:)!?\n]| \d{5})|\d[a-zA-Z]?(?=,? (?:\d{5} )?[A-ZÀ-Þ])))"
+    rf"{_CITY}(?![\w\x00.]\d|[\w\x00])")
 _ADDRESS_CONTEXT = re.compile(
     r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
     r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at"
@@ -170,6 +216,23 @@ _HOUSE = HOUSE = re.compile(r"\d" + _HOUSE_REST)
 SHAPE_PARTS = ((r"\d", _HOUSE_REST),)
 
 
+#: abbreviations an address holds before a full stop that does not end it
+_ABBREVIATIONS = frozenset({
+    "st", "ave", "rd", "blvd", "apt", "no", "nr", "str", "dr", "ln", "ct", "pl", "sq",
+    "bd", "av", "ul", "д", "кв", "ул", "пр", "стр", "корп", "пер", "г", "обл", "р-н",
+    "наб", "пл", "ш"})
+
+
+def _abbreviation(text: str, start: int, dot: int) -> bool:
+    """Whether the word before the full stop at ``dot`` is a single letter or a known
+    abbreviation (``ул.``, ``д.``, ``Apt.``), which an address goes on after."""
+    i = dot
+    while i > start and (text[i - 1].isalpha() or text[i - 1] == "-"):
+        i -= 1
+    word = text[i:dot].lower()
+    return len(word) == 1 or word in _ABBREVIATIONS
+
+
 def _to_end(text: str, start: int) -> int:
     """The end of an address after a context word: the end of the line, a quote, a
     ``;``, or a full stop before a capitalised word."""
@@ -180,7 +243,7 @@ def _to_end(text: str, start: int) -> int:
         if c in "\n\"';|<>{}[]":
             break
         if c == "." and (end + 1 >= len(text) or text[end + 1] in " \n") and not (
-                end > 0 and text[end - 2:end - 1] in (" ", "") and text[end - 1].isalpha()):
+                _abbreviation(text, start, end)):
             break
         end += 1
     while end > start and text[end - 1] in " ,\t\r":
@@ -198,7 +261,7 @@ def find_addresses(text: str, low: str | None = None) -> list[Hit]:
             hits.append(Hit(m.end(), end, "postal-address", "address"))
     streets = [_STREET] if _HOUSE.search(text) else []
     if _EURO_WORDS.search(low):
-        streets.append(_EURO_STREET)
+        streets += [_EURO_STREET, _EURO_NUMBER_FIRST, _EURO_LOWER]
     for rx in streets:
         for m in rx.finditer(text):
             hits.append(Hit(m.start(), m.end(), "postal-address", "address"))

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from ._catalog import context_rules_for
 from ._hits import Hit, entropy, is_example, is_public
 from ._keys import is_placeholder, key_class, looks_secret
+from ._yamlblock import BLOCK_HEAD, BLOCK_INDICATOR, yaml_block
 
 __all__ = ["STRUCT_KEYWORDS", "find_assignments", "find_auth_schemes", "find_cli",
            "find_jwts", "find_k8s_secrets", "find_private_keys", "find_url_passwords",
@@ -254,8 +255,14 @@ def _assigned(text: str, name: str, name_start: int, op_end: int) -> Iterable[Hi
     low = name.lower().lstrip("-$@").replace("_", "-")
     header = low in ("authorization", "proxy-authorization", "cookie", "set-cookie",
                      "cookies")
-    span = _value_span(text, op_end, query=_in_query(text, name_start) and op == "=",
-                       line=header)
+    head = BLOCK_HEAD.match(text, op_end) if op == ":" else None
+    if head is not None:  # YAML `password: |`: the value is the lines below
+        lead = text[text.rfind("\n", 0, name_start) + 1:name_start]
+        span = yaml_block(text, head.end(), len(lead) - len(lead.lstrip(" -")))
+        span = _trim(text, *span) if span is not None else None
+    else:
+        span = _value_span(text, op_end, query=_in_query(text, name_start) and op == "=",
+                           line=header)
     if span is None:
         return
     start, end = span
@@ -470,18 +477,15 @@ def _k8s_yaml_block(text: str, pos: int, indent: int) -> list[Hit]:
         item_indent = item_indent or len(m.group("ind"))
         value = m.group("value").strip()
         start = offset + m.start("value")
-        if value in ("|", ">", "|-", ">-", "|+", ">+"):  # a block scalar: the lines below
-            j, end = i + 1, offset + len(line)
-            block_start = offset + len(line) + 1
-            off2 = block_start
+        if BLOCK_INDICATOR.fullmatch(value):  # a block scalar: the lines below
+            block = yaml_block(text, offset + len(line), item_indent)
+            if block is not None and (block := _trim(text, *block))[1] > block[0]:
+                hits.append(Hit(block[0], block[1], "k8s-secret", "secret"))
+            j, off2 = i + 1, offset + len(line) + 1
             while j < len(lines) and (not lines[j].strip()
                                       or len(lines[j]) - len(lines[j].lstrip()) > item_indent):
-                end = off2 + len(lines[j])
                 off2 += len(lines[j]) + 1
                 j += 1
-            s, e = _trim(text, block_start, end)
-            if e > s:
-                hits.append(Hit(s, e, "k8s-secret", "secret"))
             offset = off2
             i = j
             continue
@@ -492,3 +496,4 @@ def _k8s_yaml_block(text: str, pos: int, indent: int) -> list[Hit]:
         offset += len(line) + 1
         i += 1
     return hits
+

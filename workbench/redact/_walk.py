@@ -92,7 +92,8 @@ def _key_spans(key: str) -> list[Span]:
 def spans_of(s: str) -> list[Span]:
     """The detectors' finds in a string, URL-encoded ones included (sorted, disjoint)."""
     hits: list[Span] = [(h.start, h.end, h.category, h.detector) for h in find(s)]
-    return disjoint(hits + encoded_spans(s)) if "%" in s else hits
+    encoded = encoded_spans(s)
+    return disjoint(hits + encoded) if encoded else hits
 
 
 def _pair_key(d: dict[str, Any]) -> str | None:

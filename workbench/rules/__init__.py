@@ -17,6 +17,7 @@ from ._report import (
     sarif_log,
 )
 from ._rule import BodyPaths, Rule, RuleBody, RuleSet
+from ._schemaref import has_ref_loop
 from ._spark import SPARK_INSTALL_HINT, SparkEngine, SparkError, java_available
 from ._sql import DuckDBEngine
 from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, Order
@@ -55,6 +56,7 @@ __all__ = [
     "check",
     "check_trace",
     "finding_json",
+    "has_ref_loop",
     "java_available",
     "junit",
     "junit_findings",

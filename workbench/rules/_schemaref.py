@@ -13,6 +13,7 @@ too. Each refusal is a ``RulesError`` naming the rule and its line, at load time
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
@@ -23,7 +24,7 @@ from ..model import LIMITS, JSONDecodeError, LimitExceededError, loads
 if TYPE_CHECKING:
     from ._parse import At
 
-__all__ = ["check_refs", "read_schema_file"]
+__all__ = ["check_refs", "has_ref_loop", "read_schema_file"]
 
 _REF_KEYS = ("$ref", "$dynamicRef", "$recursiveRef")
 _IN_PLACE_LISTS = ("allOf", "anyOf", "oneOf")
@@ -82,7 +83,43 @@ def _pointer(root: Any, ref: str) -> tuple[bool, Any]:
 def check_refs(schema: Any, what: str, at: At) -> None:
     """Every reference of ``schema`` points inside it, lands, and no loop of them
     consumes nothing (see the module docstring)."""
-    edges: dict[int, list[Any]] = {}
+
+    def landed(key: str, ref: str) -> Any:
+        if not ref.startswith("#"):
+            raise at.error(f"{what}: {key} {ref!r} points outside the schema; a "
+                           "reference inside a schema points into it (#/…): put "
+                           "what it names under $defs", code=RefError.code,
+                           hint=RefError.default_hint)
+        found, target = _pointer(schema, ref)
+        if not found:
+            raise at.error(f"{what}: {key} {ref!r} points at nothing in the schema")
+        return target
+
+    if _loops(_edges(schema, landed)):
+        raise at.error(f"{what}: the schema's references form a loop that validates "
+                       "nothing (a $ref to itself, or allOf/anyOf/oneOf/not/if back to "
+                       "where it started)", code="REF_CYCLE",
+                       hint="a recursive schema must go through properties or items, "
+                            "which consume the value")
+
+
+def has_ref_loop(schema: Any) -> bool:
+    """Whether the local references of a JSON Schema form a loop that consumes nothing
+    of the value (a validator following it never ends); references that point outside
+    or at nothing are left to the caller."""
+
+    def landed(key: str, ref: str) -> Any:
+        return _pointer(schema, ref)[1] if ref.startswith("#") else None
+
+    return _loops(_edges(schema, landed))
+
+
+def _edges(schema: Any, landed: Callable[[str, str], Any]
+           ) -> dict[int, tuple[Any, list[Any]]]:
+    """For every object of the schema that applies others to the same value, the object
+    and those: its in-place subschemas and what its references land on (``landed(key,
+    ref)``). An object that applies none can be on no loop and is left out."""
+    edges: dict[int, tuple[Any, list[Any]]] = {}
     stack, seen = [schema], set()
     while stack:  # every object of the schema, without recursion
         node = stack.pop()
@@ -90,70 +127,43 @@ def check_refs(schema: Any, what: str, at: At) -> None:
             continue
         seen.add(id(node))
         if isinstance(node, list):
-            stack.extend(node)
+            stack.extend(x for x in node if isinstance(x, dict | list))
             continue
-        if not isinstance(node, dict):
-            continue
-        stack.extend(node.values())
+        stack.extend(x for x in node.values() if isinstance(x, dict | list))
         out = [node[k] for k in _IN_PLACE if isinstance(node.get(k), dict)]
         out += [x for k in _IN_PLACE_LISTS if isinstance(node.get(k), list)
                 for x in node[k] if isinstance(x, dict)]
         for key in _REF_KEYS:
             ref = node.get(key)
-            if not isinstance(ref, str):
-                continue
-            if not ref.startswith("#"):
-                raise at.error(f"{what}: {key} {ref!r} points outside the schema; a "
-                               "reference inside a schema points into it (#/…): put "
-                               "what it names under $defs", code=RefError.code,
-                               hint=RefError.default_hint)
-            found, target = _pointer(schema, ref)
-            if not found:
-                raise at.error(f"{what}: {key} {ref!r} points at nothing in the schema")
-            if isinstance(target, dict):
-                out.append(target)
-        edges[id(node)] = out
-    _no_loop(schema, edges, what, at)
+            if isinstance(ref, str):
+                target = landed(key, ref)
+                if isinstance(target, dict):
+                    out.append(target)
+        if out:
+            edges[id(node)] = (node, out)
+    return edges
 
 
-def _no_loop(schema: Any, edges: dict[int, list[Any]], what: str, at: At) -> None:
+def _loops(edges: dict[int, tuple[Any, list[Any]]]) -> bool:
     state: dict[int, int] = {}  # 1: on the path, 2: done
-    for root in _objects(schema):
+    for root, _ in edges.values():
         if state.get(id(root)):
             continue
         path: list[tuple[Any, int]] = [(root, 0)]
         state[id(root)] = 1
         while path:
             node, i = path[-1]
-            nxt = edges.get(id(node), [])
+            nxt = edges.get(id(node), (None, []))[1]
             if i < len(nxt):
                 path[-1] = (node, i + 1)
                 child = nxt[i]
                 s = state.get(id(child), 0)
                 if s == 1:
-                    raise at.error(f"{what}: the schema's references form a loop that "
-                                   "validates nothing (a $ref to itself, or allOf/anyOf/"
-                                   "oneOf/not/if back to where it started)",
-                                   code="REF_CYCLE", hint="a recursive schema must go "
-                                   "through properties or items, which consume the value")
+                    return True
                 if s == 0:
                     state[id(child)] = 1
                     path.append((child, 0))
             else:
                 state[id(node)] = 2
                 path.pop()
-
-
-def _objects(schema: Any) -> list[Any]:
-    out, stack, seen = [], [schema], set()
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, dict):
-            out.append(node)
-            stack.extend(node.values())
-        elif isinstance(node, list):
-            stack.extend(node)
-    return out
+    return False

@@ -29,18 +29,18 @@ def head_items(source: SourceFile) -> list[Any] | None:
     if is_sse(head):
         text = head.decode("utf-8", "replace")
         try:
-            return [parse_sse("\n".join(text.splitlines()[:-1] if source.size > len(head)
+            return [parse_sse("\n".join(text.splitlines()[:-1] if source.text_size > len(head)
                                         else text.splitlines()), source)]
         except InputError:
             return None
     try:
-        doc = loads(head) if source.size <= len(head) else None
+        doc = loads(head) if source.text_size <= len(head) else None
     except JSONDecodeError:
         doc = None
     if doc is not None:
         return doc if isinstance(doc, list) else [doc]
     lines = head.splitlines()
-    if source.size > len(head):
+    if source.text_size > len(head):
         lines = lines[:-1]  # may be cut
     out: list[Any] = []
     for line in lines:
@@ -49,7 +49,7 @@ def head_items(source: SourceFile) -> list[Any] | None:
                 out.append(loads(line))
             except JSONDecodeError:
                 return None
-    return out if len(out) > 1 or (out and source.size > len(head)) else None
+    return out if len(out) > 1 or (out and source.text_size > len(head)) else None
 
 
 def sniff_items(source: SourceFile, dialect: Dialect) -> int:

@@ -27,7 +27,7 @@ _ANTHROPIC_EVENTS = frozenset({"message_start", "content_block_start", "content_
 def _is_jsonl(source: SourceFile) -> bool:
     """Several JSON values, one per line: the first non-blank line is a whole value and
     another non-blank line follows (lines may be longer than the head)."""
-    with open(source.path, "rb") as f:
+    with source.open() as f:
         lines = (line for line in f if line.strip())
         first = next(lines, None)
         if first is None:
@@ -65,7 +65,7 @@ def load_items(source: SourceFile) -> list[Any]:
     """The file's top-level values: a JSON array's items, a document, JSONL lines, or the
     payloads of a server-sent-event stream (kept together as one list item)."""
     if is_sse(source.head):
-        raw = source.path.read_bytes()
+        raw = source.read_bytes()
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:

@@ -86,7 +86,7 @@ class OtelJSONAdapter:
             return 90
         if not head.lstrip().startswith(b"{"):
             return 0
-        if source.size <= len(head):
+        if source.text_size <= len(head):
             try:
                 return 70 if _is_attribute_map(loads(head)) else 0
             except JSONDecodeError:

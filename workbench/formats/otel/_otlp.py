@@ -176,7 +176,7 @@ class _Line:
 def _newline_before(source: SourceFile, limit: int) -> bool:
     """Whether a line break with more content after it occurs in the first ``limit`` bytes."""
     seen = 0
-    with open(source.path, "rb") as f:
+    with source.open() as f:
         while seen < limit:
             chunk = f.read(1 << 20)
             if not chunk:
@@ -221,7 +221,7 @@ def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], boo
         k = _TOP_KEY.search(head)
         prefix = (k.group(1).decode() if k else "resourceSpans") + ".item"
     try:
-        with open(source.path, "rb") as f:
+        with source.open() as f:
             for i, item in enumerate(stream_items(f, prefix)):
                 box = [[item]]
                 del item
