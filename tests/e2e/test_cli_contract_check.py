@@ -105,8 +105,8 @@ def test_a_consumer_reading_a_field_the_results_never_carry(capsys, store, tmp_p
 @pytest.mark.parametrize(("argv", "code"), [
     (["{missing}"], "FILE_NOT_FOUND"),
     (["{v2}", "--consumer", "{bad_consumer}"], "CONSUMER_INVALID"),
-    (["{v2}", "--sarif", "{tmp}"], "USAGE"),
-    (["{v2}", "--junit", "{tmp}/no/such/x.xml"], "USAGE"),
+    (["{v2}", "--sarif", "{tmp}"], "OUTPUT_IS_FOLDER"),
+    (["{v2}", "--junit", "{tmp}/no/such/x.xml"], "FILE_NOT_FOUND"),
     (["{v2}", "--trace", "ffff"], "TRACE_NOT_FOUND"),
     (["{bad_descriptor}"], "SCHEMA_INVALID"),
 ])

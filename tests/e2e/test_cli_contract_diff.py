@@ -126,7 +126,7 @@ def test_a_folder_on_each_side(capsys, tmp_path):
     (lambda t, old: ["diff", old, old, "--fail-on", "info"], "USAGE"),
     (lambda t, old: ["diff", old], "USAGE"),
     (lambda t, old: [], "USAGE"),
-    (lambda t, old: ["diff", old, old, "--sarif", t / "no" / "such" / "dir.sarif"], "USAGE"),
+    (lambda t, old: ["diff", old, old, "--sarif", t / "no" / "such" / "dir.sarif"], "FILE_NOT_FOUND"),
 ])
 def test_bad_input_exits_2_with_its_code_and_writes_nothing(capsys, tmp_path, old, setup, expected):
     argv = setup(tmp_path, old)
