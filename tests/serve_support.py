@@ -4,8 +4,26 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from typing import Any
 from urllib.parse import urlsplit
+
+
+def raw_socket(url: str) -> socket.socket:
+    """A plain TCP connection to the server at ``url``, for bytes no client would send."""
+    parts = urlsplit(url)
+    return socket.create_connection((parts.hostname, parts.port), timeout=30)
+
+
+def read_all(s: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (or resets it)."""
+    out = b""
+    try:
+        while chunk := s.recv(65536):
+            out += chunk
+    except (ConnectionResetError, TimeoutError):
+        pass
+    return out
 
 
 def call(url: str, method: str, path: str, body: Any = None,

@@ -4,14 +4,12 @@ recorded."""
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
-from urllib.parse import urlsplit
 
 import pytest
 
-from tests.serve_support import call
+from tests.serve_support import call, raw_socket, read_all
 from tests.support import EXAMPLES
 
 HAR = EXAMPLES / "ops-agent" / "exchanges" / "projects-list-v1.har"
@@ -24,30 +22,14 @@ def server(contract_server):
                                          "--request-timeout", "2"])
 
 
-def _sock(url: str) -> socket.socket:
-    parts = urlsplit(url)
-    s = socket.create_connection((parts.hostname, parts.port), timeout=30)
-    return s
-
-
-def _read_all(s: socket.socket) -> bytes:
-    out = b""
-    try:
-        while chunk := s.recv(65536):
-            out += chunk
-    except (ConnectionResetError, TimeoutError):
-        pass
-    return out
-
-
 def test_bad_http_gets_a_400_and_the_connection_is_closed(server):
     for junk in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n",
                  b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" + bytes(64) + b"\r\n\r\n",
                  b"GET / HTTP/1.1\r\n" + b"X-Long: " + b"a" * (200 << 10) + b"\r\n\r\n"):
-        s = _sock(server.url)
+        s = raw_socket(server.url)
         try:
             s.sendall(junk)
-            answer = _read_all(s)
+            answer = read_all(s)
         finally:
             s.close()
         assert answer.startswith(b"HTTP/1.1 4"), answer[:80]
@@ -56,7 +38,7 @@ def test_bad_http_gets_a_400_and_the_connection_is_closed(server):
 
 
 def test_a_100_mb_body_is_refused_before_it_is_read(server):
-    s = _sock(server.url)
+    s = raw_socket(server.url)
     sent = 0
     try:
         s.sendall(b"POST /v1/charges HTTP/1.1\r\nHost: x\r\nContent-Length: 104857600\r\n"
@@ -68,7 +50,7 @@ def test_a_100_mb_body_is_refused_before_it_is_read(server):
                 sent += len(chunk)
         except (BrokenPipeError, ConnectionResetError):
             pass
-        answer = _read_all(s)
+        answer = read_all(s)
     finally:
         s.close()
     assert sent < 100 << 20  # cut off long before the end
@@ -78,7 +60,7 @@ def test_a_100_mb_body_is_refused_before_it_is_read(server):
 
 
 def test_a_chunked_body_past_the_limit_gets_a_413(server):
-    s = _sock(server.url)
+    s = raw_socket(server.url)
     try:
         s.sendall(b"POST /v1/charges HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         piece = b"y" * (256 << 10)
@@ -87,7 +69,7 @@ def test_a_chunked_body_past_the_limit_gets_a_413(server):
                 s.sendall(b"%x\r\n" % len(piece) + piece + b"\r\n")
         except (BrokenPipeError, ConnectionResetError):
             pass
-        answer = _read_all(s)
+        answer = read_all(s)
     finally:
         s.close()
     assert answer == b"" or answer.startswith(b"HTTP/1.1 413"), answer[:80]
@@ -95,7 +77,7 @@ def test_a_chunked_body_past_the_limit_gets_a_413(server):
 
 
 def test_a_slow_loris_is_cut_off_while_others_are_served(server):
-    s = _sock(server.url)
+    s = raw_socket(server.url)
     cut = threading.Event()
     answers: list[bytes] = []
 
@@ -110,7 +92,7 @@ def test_a_slow_loris_is_cut_off_while_others_are_served(server):
         finally:
             cut.set()
 
-    reader = threading.Thread(target=lambda: answers.append(_read_all(s)))
+    reader = threading.Thread(target=lambda: answers.append(read_all(s)))
     writer = threading.Thread(target=dribble)
     reader.start()
     writer.start()

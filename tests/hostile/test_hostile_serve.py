@@ -13,15 +13,14 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 import time
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import pytest
 
 from tests.hostile.on_disk import secrets_on_disk
-from tests.serve_support import call
+from tests.serve_support import call, raw_socket, read_all
 from tests.support import EXAMPLES, run
 from workbench.pytest_plugin import start_server
 from workbench.store import Store
@@ -125,16 +124,9 @@ def test_kills_in_the_middle_of_hostile_traffic_leave_nothing_unredacted(tmp_pat
 
 
 def _raw(url: str, data: bytes) -> bytes:
-    parts = urlsplit(url)
-    with socket.create_connection((parts.hostname, parts.port), timeout=30) as s:
+    with raw_socket(url) as s:
         s.sendall(data)
-        out = b""
-        try:
-            while chunk := s.recv(65536):
-                out += chunk
-        except (ConnectionResetError, TimeoutError):
-            pass
-    return out
+        return read_all(s)
 
 
 @pytest.mark.parametrize("body, limit", [
