@@ -42,12 +42,6 @@ from ._descriptor import (
     ToolSet,
     descriptor_from_dict,
 )
-from ._diff import (
-    Change,
-    ContractDiff,
-    diff_contracts,
-    diff_tools,
-)
 from ._errors import (
     ConsumerError,
     ContractError,
@@ -68,25 +62,6 @@ from ._import import (
     manifest,
     tools_from_store,
     write_descriptors,
-)
-from ._import_mcp import (
-    annotations_for,
-    side_effect_of,
-)
-from ._jsonschema import (
-    check_schema,
-    pointer,
-    resolve_ref,
-)
-from ._oas30 import (
-    to_json_schema,
-)
-from ._openapi_refs import (
-    Components,
-)
-from ._policy import (
-    CHANGE_KINDS,
-    SEVERITIES,
 )
 from ._profile import (
     Problem,
@@ -113,9 +88,28 @@ from ._read import (
 from ._sarif import (
     diff_sarif,
 )
-from ._schemadiff import (
+from .diff import (
+    CHANGE_KINDS,
+    SEVERITIES,
+    Change,
+    ContractDiff,
     SchemaChange,
+    diff_contracts,
+    diff_tools,
     schema_changes,
+)
+from .mcp import (
+    annotations_for,
+    side_effect_of,
+)
+from .openapi import (
+    Components,
+)
+from .schema import (
+    check_schema,
+    pointer,
+    resolve_ref,
+    to_json_schema,
 )
 
 __all__ = [

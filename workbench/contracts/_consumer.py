@@ -38,7 +38,7 @@ from ..config import ConfigFile, Node
 from ..model import STAR, PathSyntaxError, parse_path
 from ._descriptor import Descriptor
 from ._errors import ConsumerError
-from ._schemanorm import shape, value_key
+from .schema import shape, value_key
 
 __all__ = ["Consumer", "ConsumerFinding", "Dependency", "consumer_findings", "load_consumer",
            "parse_consumer"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..model import LIMITS
 from ._errors import ContractError, ContractVersionError, DuplicateToolError, SchemaInvalidError
-from ._jsonschema import check_schema, expanded_depth
+from .schema import check_schema, expanded_depth
 
 __all__ = ["FIELDS", "SIDE_EFFECTS", "VERSION", "Deprecation", "Descriptor", "ErrorEnvelope",
            "Idempotency", "Provenance", "ToolSet", "descriptor_from_dict"]

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._descriptor import Descriptor
-from ._oas30 import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
+from .schema import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
 
 __all__ = ["FIXES", "SEVERITIES", "Problem", "Profile", "Report", "admits_null", "each",
            "escape", "is_object", "nullable", "rebuild", "type_names"]

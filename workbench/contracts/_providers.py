@@ -19,12 +19,12 @@ from ..store import output_path
 from ._descriptor import Descriptor
 from ._errors import ExportError
 from ._profile import Problem, Profile, Report
-from ._profile_anthropic import PROFILE as ANTHROPIC
-from ._profile_gemini import PROFILE as GEMINI
-from ._profile_mcp import PROFILE as MCP
-from ._profile_openai import PROFILE as OPENAI
 from ._read import read_tools
 from ._source import CONTRACT_FIELDS
+from .anthropic import PROFILE as ANTHROPIC
+from .gemini import PROFILE as GEMINI
+from .mcp import PROFILE as MCP
+from .openai import PROFILE as OPENAI
 
 __all__ = ["PROFILES", "PROVIDERS", "ExportResult", "LintResult", "export_paths", "export_tools",
            "lint", "lint_paths", "provider_json"]

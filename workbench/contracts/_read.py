@@ -32,12 +32,12 @@ from ..model import (
 from ..model import loads as json_loads
 from ._descriptor import VERSION, Descriptor, Provenance, ToolSet, descriptor_from_dict
 from ._errors import ContractError, ContractVersionError, UnknownSourceError
-from ._import_anthropic import SOURCE as ANTHROPIC
-from ._import_gemini import SOURCE as GEMINI
-from ._import_mcp import SOURCE as MCP
-from ._import_openai import SOURCE as OPENAI
-from ._import_openapi import SOURCE as OPENAPI
 from ._source import Source
+from .anthropic import SOURCE as ANTHROPIC
+from .gemini import SOURCE as GEMINI
+from .mcp import SOURCE as MCP
+from .openai import SOURCE as OPENAI
+from .openapi import SOURCE as OPENAPI
 
 __all__ = ["SOURCES", "Source", "detect_source", "is_descriptor_doc", "load_document",
            "read_document", "read_tools"]

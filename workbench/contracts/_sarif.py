@@ -14,8 +14,7 @@ import hashlib
 from typing import Any
 
 from ..rules import SARIF_LEVEL, sarif_log
-from ._diff import ContractDiff
-from ._policy import CHANGE_KINDS
+from .diff import CHANGE_KINDS, ContractDiff
 
 __all__ = ["diff_sarif"]
 

@@ -13,8 +13,8 @@ from workbench.contracts import (
     diff_tools,
     parse_consumer,
 )
-from workbench.contracts._policy import change_class, class_severity
-from workbench.contracts._schemadiff import SchemaChange
+from workbench.contracts.diff._policy import change_class, class_severity
+from workbench.contracts.diff._schema import SchemaChange
 
 
 def d(tool, side_effect="read_only", **kw):

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.contracts._metaschema import is_schema
+from workbench.contracts.schema._metaschema import is_schema
 
 
 def _jsonschema_says(schema):

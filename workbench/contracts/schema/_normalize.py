@@ -128,7 +128,7 @@ def _resolve(root: Any, raw: Any) -> Any:
     try:
         return resolve_ref(root, raw)
     except (KeyError, ValueError) as exc:
-        from ._errors import SchemaInvalidError
+        from .._errors import SchemaInvalidError
         raise SchemaInvalidError(f"$ref that cannot be followed: {exc}") from None
 
 

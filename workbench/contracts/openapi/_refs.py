@@ -6,7 +6,7 @@ descriptor's schema reaches (directly, or through another component) is copied u
 that schema's own ``$defs``. A recursive component (a tree whose children are trees)
 stays recursive: its ``$ref`` now points at its own copy under ``$defs``.
 
-Each component is converted once (``_oas30.to_json_schema``) and its direct references
+Each component is converted once (``schema.to_json_schema``) and its direct references
 recorded, so a document of thousands of operations over the same components costs one
 conversion per component plus a walk of each operation's closure. The converted
 schemas are shared between descriptors and never changed after conversion.
@@ -17,9 +17,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote
 
-from ._errors import SchemaInvalidError
-from ._jsonschema import pointer
-from ._oas30 import to_json_schema
+from .._errors import SchemaInvalidError
+from ..schema import pointer, to_json_schema
 
 __all__ = ["Components", "resolve"]
 

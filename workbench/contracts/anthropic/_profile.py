@@ -24,9 +24,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._jsonschema import walk_refs
-from ._profile import Problem, Profile, Report, is_object, rebuild, type_names
+from .._descriptor import Descriptor
+from .._profile import Problem, Profile, Report, is_object, rebuild, type_names
+from ..schema import walk_refs
 
 __all__ = ["FORMATS", "PROFILE"]
 
@@ -108,7 +108,7 @@ def _values(n: dict[str, Any], path: str, report: Report) -> None:
 
 def _recursion(schema: Any, report: Report) -> None:
     """Report each ``$ref`` that can reach itself again (a recursive schema)."""
-    from ._jsonschema import pointer
+    from ..schema import pointer
 
     graph: dict[str, set[str]] = {}
     for _, ref in walk_refs(schema):

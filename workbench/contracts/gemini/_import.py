@@ -3,7 +3,7 @@
 ``tools`` (camelCase or snake_case, as the REST API and the SDKs write them).
 
 ``name`` → ``tool``, ``description``; ``parameters`` (OpenAPI 3.0 subset: ``OBJECT``,
-``nullable``, …) → ``input`` converted to JSON Schema (``_oas30``), or
+``nullable``, …) → ``input`` converted to JSON Schema (``schema.to_json_schema``), or
 ``parametersJsonSchema`` taken as is (a declaration without either takes no
 arguments); ``response`` / ``responseJsonSchema`` → ``output`` the same way. Gemini says
 nothing else a descriptor holds (no title, error envelope, side-effect class, timeout,
@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._errors import ContractError
-from ._import_openai import no_parameters
-from ._oas30 import to_json_schema
-from ._source import CONTRACT_FIELDS, Source, build, unique, where
+from .._descriptor import Descriptor
+from .._errors import ContractError
+from .._source import CONTRACT_FIELDS, Source, build, unique, where
+from ..openai import no_parameters
+from ..schema import to_json_schema
 
 __all__ = ["SOURCE", "UNKNOWN"]
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._source import CONTRACT_FIELDS, Source, build, unique
+from .._descriptor import Descriptor
+from .._source import CONTRACT_FIELDS, Source, build, unique
 
 __all__ = ["SOURCE", "UNKNOWN"]
 

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._jsonschema import pointer
-from ._profile import Profile, Report, escape, rebuild, type_names
+from .._descriptor import Descriptor
+from .._profile import Profile, Report, escape, rebuild, type_names
+from ..schema import pointer
 
 __all__ = ["KEYWORDS", "PROFILE"]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._import_mcp import META_FIELDS, META_PREFIX, annotations_for
-from ._profile import Profile, Report, type_names
+from .._descriptor import Descriptor
+from .._profile import Profile, Report, type_names
+from ._import import META_FIELDS, META_PREFIX, annotations_for
 
 __all__ = ["PROFILE"]
 

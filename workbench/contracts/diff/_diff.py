@@ -4,7 +4,7 @@
 Tools are matched by name (a renamed tool is ``tool-removed`` plus ``tool-added``). For
 a tool on both sides the descriptor fields are compared (description, side effect, auth
 scope, idempotency, timeout, error envelope, deprecation), then ``input`` and ``output``
-as schemas (``_schemadiff``). Each change gets a path (``args.…`` for what the agent
+as schemas (``_schema``). Each change gets a path (``args.…`` for what the agent
 sends, ``result.…`` for what it reads, the descriptor field otherwise), a direction, a
 severity (``_policy``, then fail-closed and consumer contracts) and a message
 (``_words``).
@@ -17,13 +17,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import format_path
-from ._consumer import Consumer, consumer_findings, load_consumer
-from ._descriptor import SIDE_EFFECTS, Descriptor, ToolSet
+from ...model import format_path
+from .._consumer import Consumer, consumer_findings, load_consumer
+from .._descriptor import SIDE_EFFECTS, Descriptor, ToolSet
+from .._read import read_tools
+from ..schema import description_text, same_json
 from ._policy import change_class, class_severity, severity_at_least
-from ._read import read_tools
-from ._schemadiff import SchemaChange, schema_changes
-from ._schemanorm import description_text, same_json
+from ._schema import SchemaChange, schema_changes
 from ._words import words
 
 __all__ = ["Change", "ContractDiff", "diff_contracts", "diff_tools"]

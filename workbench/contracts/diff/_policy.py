@@ -25,7 +25,7 @@ relaxation of it) and ``info`` otherwise; a tool no consumer calls keeps the pol
 
 from __future__ import annotations
 
-from ._schemadiff import SchemaChange
+from ._schema import SchemaChange
 
 __all__ = ["CHANGE_KINDS", "LEVELS", "SEVERITIES", "change_class", "class_severity",
            "severity_at_least"]

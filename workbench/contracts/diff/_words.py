@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ._schemadiff import SchemaChange
+from ._schema import SchemaChange
 
 __all__ = ["words"]
 
@@ -21,7 +21,7 @@ def _v(value: Any) -> str:
 
 
 def _rel(path: tuple[Any, ...]) -> str:
-    from ..model import format_path
+    from ...model import format_path
     return format_path(path[1:]) if len(path) > 1 else "the whole " + (
         "arguments" if path and path[0] == "args" else "result")
 

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
-from ..rules import has_ref_loop
+from ...rules import has_ref_loop
 from ._metaschema import is_schema
 
 __all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
@@ -154,7 +154,7 @@ def _check_parts(schema: Any, at: str) -> str | None:
     the ``$defs`` of many descriptors, ``{type: string}`` everywhere) is not checked
     again: a document of thousands of operations over shared schemas costs about one
     check per distinct subschema, not one per use."""
-    from ..model import dumps_bytes
+    from ...model import dumps_bytes
 
     if not isinstance(schema, dict):
         return None if isinstance(schema, bool) else _meta_problem(None, schema, at)

@@ -1,6 +1,6 @@
 """Two JSON Schemas compared as what they accept: the changes from one to the other.
 
-Both schemas are read through ``_schemanorm.shape`` (so ``$ref`` layout, nullable
+Both schemas are read through ``schema.shape`` (so ``$ref`` layout, nullable
 spellings and key order are not changes) and walked together from the root: types and
 nullability, enum values, defaults, bounds and other constraints, descriptions and
 deprecation, then an object's properties (removed, added, renamed, required) and its
@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import STAR
-from ._schemanorm import CLOSED, LOWER, OPEN, UPPER, Shape, same_json, shape, value_key
+from ...model import STAR
+from ..schema import CLOSED, LOWER, OPEN, UPPER, Shape, same_json, shape, value_key
 
 __all__ = ["SchemaChange", "Segment", "schema_changes", "type_name"]
 

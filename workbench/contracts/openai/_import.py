@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._errors import ContractError
-from ._source import CONTRACT_FIELDS, Source, build, unique, where
+from .._descriptor import Descriptor
+from .._errors import ContractError
+from .._source import CONTRACT_FIELDS, Source, build, unique, where
 
 __all__ = ["SOURCE", "UNKNOWN", "no_parameters"]
 #: the descriptor fields an OpenAI tool cannot say

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._errors import ContractError, DuplicateToolError, UnknownSourceError
-from ._source import Source, build, where
+from .._descriptor import Descriptor
+from .._errors import ContractError, DuplicateToolError, UnknownSourceError
+from .._source import Source, build, where
 
 __all__ = ["META_FIELDS", "META_PREFIX", "SOURCE", "annotations_for", "side_effect_of"]
 

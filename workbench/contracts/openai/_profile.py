@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ._descriptor import Descriptor
-from ._profile import Profile, Report, admits_null, each, escape, is_object, nullable, rebuild
+from .._descriptor import Descriptor
+from .._profile import Profile, Report, admits_null, each, escape, is_object, nullable, rebuild
 
 __all__ = ["FORMATS", "PROFILE"]
 

@@ -18,8 +18,8 @@
   ``deprecated``; ``title`` and ``description`` from ``summary`` and ``description``;
   ``side_effect`` from the method (``SIDE_EFFECTS``).
 
-Schemas are converted to JSON Schema 2020-12 (``_oas30``) and the components they use
-copied under their own ``$defs`` (``_openapi_refs``). docs/contracts.md ("Import").
+Schemas are converted to JSON Schema 2020-12 (``schema.to_json_schema``) and the components they use
+copied under their own ``$defs`` (``_refs``). docs/contracts.md ("Import").
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..model import dumps
-from ._descriptor import Descriptor
-from ._errors import ContractError, UnknownSourceError
-from ._openapi_refs import Components, resolve
-from ._source import Source, build, unique
+from ...model import dumps
+from .._descriptor import Descriptor
+from .._errors import ContractError, UnknownSourceError
+from .._source import Source, build, unique
+from ._refs import Components, resolve
 
 __all__ = ["SIDE_EFFECTS", "SOURCE", "tool_name"]
 

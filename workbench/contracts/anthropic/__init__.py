@@ -1,0 +1,10 @@
+"""Anthropic tool definitions: the importer (``SOURCE``) and the provider profile
+(``PROFILE``: lint and export)."""
+
+from ._import import SOURCE
+from ._profile import PROFILE
+
+__all__ = [
+    "PROFILE",
+    "SOURCE",
+]
