@@ -1,6 +1,7 @@
 """`workbench lab` started for real: JupyterLab accepts the token it was given and
-refuses any other, and the token is nowhere in the server's command line
-(``/proc/PID/cmdline`` is readable by every local user; the environment is not)."""
+refuses any other, the token is nowhere in the server's command line
+(``/proc/PID/cmdline`` is readable by every local user; the environment is not), and
+the URL is printed only once the server answers it."""
 
 from __future__ import annotations
 
@@ -43,25 +44,24 @@ def test_the_token_reaches_jupyterlab_through_the_environment_only(tmp_path):
                JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "workspaces"))
     env.pop("JUPYTER_TOKEN", None)
     log = (tmp_path / "lab.log").open("w")
+    printed = (tmp_path / "stdout.txt").open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "workbench", "lab", "--store", str(tmp_path / "store"),
          "--dir", str(REPO / "notebooks"), "--port", str(port), "--token", TOKEN,
-         "--no-browser"], cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT)
+         "--no-browser"], cwd=tmp_path, env=env, stdout=printed, stderr=log)
     base = f"http://127.0.0.1:{port}"
+    url = f"{base}/lab/tree/01_triage.ipynb?token={TOKEN}"
     try:
         deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail((tmp_path / "lab.log").read_text()[-3000:])
-            try:
-                status = _status(base, TOKEN)
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("JupyterLab did not answer:\n"
-                                + (tmp_path / "lab.log").read_text()[-3000:])
-                time.sleep(0.3)
-        assert status == 200
+        while url not in (tmp_path / "stdout.txt").read_text():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("no URL printed:\n" + (tmp_path / "stdout.txt").read_text()
+                            + (tmp_path / "lab.log").read_text()[-3000:])
+            time.sleep(0.1)
+        # printed: so it answers now, with no wait
+        assert _status(base, TOKEN) == 200
+        lines = (tmp_path / "stdout.txt").read_text().splitlines()
+        assert lines[0].endswith(": starting…") and lines[1] == f"  {url}  (Ctrl-C stops it)"
         assert _status(base, "not-the-token-at-all") == 403
         cmdline = Path(f"/proc/{proc.pid}/cmdline").read_bytes()
         assert b"jupyterlab" in cmdline and TOKEN.encode() not in cmdline
@@ -74,3 +74,4 @@ def test_the_token_reaches_jupyterlab_through_the_environment_only(tmp_path):
             proc.kill()
             proc.wait()
         log.close()
+        printed.close()

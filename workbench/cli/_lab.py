@@ -21,18 +21,21 @@ import argparse
 import importlib.util
 import os
 import secrets
+import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
-from ..model import NotFoundError, UsageError
+from ..model import NotFoundError, UsageError, dumps
 from ..store import resolve_store_path
 from ._main import common, emit, summary
 from ._types import integer
 
 __all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "MIN_TOKEN", "PRE_SAVE_HOOK", "lab_command",
            "register",
-           "strip_notebook", "strip_outputs"]
+           "strip_notebook", "strip_outputs", "watch"]
 
 DEFAULT_NOTEBOOK = "01_triage.ipynb"
 #: the shortest access token accepted: a short one is guessed by any local process
@@ -168,13 +171,60 @@ def run(args: argparse.Namespace) -> int:
     doc = {"command": cmd, "store": str(store), "dir": str(folder), "notebook": notebook,
            "url": url, "strip_outputs": not args.keep_outputs,
            "config_path": env["JUPYTER_CONFIG_PATH"], "token_from": "JUPYTER_TOKEN"}
-    emit(args, doc, lambda: (f"JupyterLab on {folder} with the store {store}\n"
-                             f"  {doc['url']}" + ("" if args.dry_run else
-                                                  "  (Ctrl-C stops it)")))
     if args.dry_run:
+        emit(args, doc, lambda: f"JupyterLab on {folder} with the store {store}\n"
+                                f"  {doc['url']}")
         return 0
+    # the URL is printed once the server answers, by a watcher that outlives the exec
+    # below: printed earlier, it would open on "connection refused"
+    ready = (dumps(doc) if args.json else f"  {url}  (Ctrl-C stops it)")
+    if not args.json:
+        print(f"JupyterLab on {folder} with the store {store}: starting…", flush=True)
+    _start_watcher(args.port, ready)
     sys.stdout.flush()
     sys.stderr.flush()
     # become JupyterLab: a signal to this process (Ctrl-C, a supervisor's SIGTERM) then
     # reaches the server itself, and no server outlives the command that started it
     os.execve(cmd[0], cmd, env)
+
+
+#: how long the watcher waits for the server to answer before it gives up silently
+READY_TIMEOUT = 300.0
+
+
+def _start_watcher(port: int, ready: str) -> None:
+    """Start a detached process that prints ``ready`` once JupyterLab answers on
+    ``port`` (its ``/api``, which needs no token), and gives up when this process —
+    JupyterLab after the exec — has gone. It is a fresh interpreter, so the token in
+    this command's arguments is not in its command line; it gets what it prints
+    through its environment."""
+    env = dict(os.environ, WORKBENCH_LAB_READY=ready, WORKBENCH_LAB_PORT=str(port),
+               WORKBENCH_LAB_PID=str(os.getpid()))
+    watcher = subprocess.Popen(
+        [sys.executable, "-c", "from workbench.cli._lab import watch; watch()"],
+        env=env, stdin=subprocess.DEVNULL, close_fds=True)
+    watcher.wait()  # it forks and returns at once: the server never holds a zombie
+
+
+def watch() -> None:
+    """The watcher's body (``_start_watcher``): detach, poll, print once."""
+    if os.fork():
+        os._exit(0)
+    os.setsid()
+    port = int(os.environ["WORKBENCH_LAB_PORT"])
+    server = int(os.environ["WORKBENCH_LAB_PID"])
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        try:
+            os.kill(server, 0)
+        except OSError:
+            os._exit(0)  # the server is gone: its own error says why
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api", timeout=2) as r:
+                if r.status == 200:
+                    print(os.environ["WORKBENCH_LAB_READY"], flush=True)
+                    os._exit(0)
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.25)
+    os._exit(0)
