@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Set up and run the workbench from a fresh clone (needs only Python >= 3.11 and pip).
 #
-#   bash dev.sh demo    ingest the bundled example incident, show its timeline, judge it,
-#                       then open the triage notebook in JupyterLab (`workbench lab`;
-#                       extra arguments go to it, e.g. `bash dev.sh demo --no-browser`)
+#   bash dev.sh demo    install what the README's tour uses (the `tour` extra: the lab,
+#                       the contract server and MCP, probing, pytest), ingest the bundled
+#                       example incident, show its timeline, judge it, then open the
+#                       triage notebook in JupyterLab (`workbench lab`; extra arguments
+#                       go to it, e.g. `bash dev.sh demo --no-browser`)
 #   bash dev.sh test    lint, type-check and run the whole test suite (the notebook tests
 #                       included; the browser test needs Debian's chromium, see .ci/run;
 #                       deselect it with `bash dev.sh test -m 'not browser'`)
@@ -28,7 +30,7 @@ setup() {
 case "${1:-}" in
     demo)
         shift
-        setup lab
+        setup tour
         export WORKBENCH_STORE="${WORKBENCH_STORE:-traces/store}"
         "$VENV/bin/workbench" ingest traces/examples/archive-incident.otlp.json
         "$VENV/bin/workbench" show 4bf92f3577b34da6a3ce929d0e0e4736
