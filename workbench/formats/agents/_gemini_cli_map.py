@@ -36,8 +36,12 @@ def _response_of(result: Any) -> Any:
     return result
 
 
+#: a user message Gemini CLI writes itself (the session's context), not the user's prompt
+_CONTEXT = "<session_context"
+
+
 def _task(t: Transcript, text: str | None) -> None:
-    if t.info.root_task is None and text:
+    if t.info.root_task is None and text and not text.lstrip().startswith(_CONTEXT):
         t.info.root_task = text
 
 
@@ -58,6 +62,8 @@ def read_message(t: Transcript, m: dict[str, Any], where: str, rewound: bool) ->
         t.add("error", "error", m.get("id"), where, start_ns=ts, end_ns=ts, status="error",
               error={"message": text_of(content) or str(content)}, attrs=extra)
         return
+    if typ == "user" and (text_of(content) or "").lstrip().startswith(_CONTEXT):
+        extra["gemini_cli.context"] = True
     t.add("message", typ, m.get("id"), where, start_ns=ts, end_ns=ts,
           result={"role": typ, "content": content}, attrs=extra)
     if typ == "user" and not rewound:
@@ -84,6 +90,8 @@ def _model_turn(t: Transcript, m: dict[str, Any], where: str, ts: int | None,
     for k, call in enumerate(calls if isinstance(calls, list) else [], 1):
         if type(call) is dict:
             _tool_call(t, call, turn, f"{where}-tool{k}", ts)
+        else:
+            t.skip("toolCall")  # not a tool call record: counted, not read
 
 
 def _tool_call(t: Transcript, c: dict[str, Any], turn: RawEvent, where: str,

@@ -111,6 +111,19 @@ def test_sniff_and_detect(tmp_path: Path) -> None:
                                                    "parentUuid": None}), name="c.jsonl")) == 0
 
 
+def test_long_first_line_is_detected(tmp_path: Path) -> None:
+    """session_meta holds the whole base instructions: often longer than the 64 KiB head."""
+    from workbench.formats import open_source
+    meta = line("session_meta", {"id": SID, "base_instructions": {"text": "x" * 100_000}})
+    path = tmp_path / "long.jsonl"
+    path.write_text("\n".join([meta, msg("user", "hi"), msg("assistant", "yo")]) + "\n")
+    src = open_source(path)
+    assert detect(src) is CODEX
+    events, info = read(CODEX, src)
+    assert info.trace_id == SID and len(events) == 2
+    assert len(info.attrs["codex.base_instructions"]["text"]) == 100_000
+
+
 def test_rollout(tmp_path: Path) -> None:
     events, info = read(CODEX, write(tmp_path, *ROLLOUT))
     assert {e.trace_id for e in events} == {SID} and info.trace_id == SID

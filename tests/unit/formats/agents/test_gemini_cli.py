@@ -128,6 +128,18 @@ def test_rewind_keeps_the_rewound_messages_marked(tmp_path: Path) -> None:
         ("u3", None, None), ("g3", "u3", None)]
 
 
+def test_session_context_is_no_prompt(tmp_path: Path) -> None:
+    context = user("c0", "<session_context>\nThis is the Gemini CLI.\n</session_context>")
+    odd = gemini("g1", "ok")
+    odd["toolCalls"] = ["not a call"]
+    events, info = read(source(tmp_path / "s.json", json.dumps(
+        {**META, "messages": [context, user("u1", "real question"), odd]})))
+    assert events[0].attrs["gemini_cli.context"] is True
+    assert "gemini_cli.context" not in events[1].attrs
+    assert info.root_task == "real question" and events[2].parent_id == "u1"
+    assert info.attrs["gemini_cli.skipped"] == {"toolCall": 1}
+
+
 def test_unfinished_and_cancelled_tool_calls(tmp_path: Path) -> None:
     running = tool("t1", "run_shell_command", "executing", {}, command="sleep 9")
     del running["result"]
