@@ -2,11 +2,12 @@
 
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
 (OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
-OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
-OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
-``jsonl`` (our own format, reader and writer side by side). An adapter reads a
-``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
-the one guard against odd values, ``malformed``); the ingest pipeline does the rest.
+OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Codex CLI, Gemini CLI,
+Inspect, SWE-agent, OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact,
+server-sent events) and ``jsonl`` (our own format, reader and writer side by side).
+An adapter reads a ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo``
+(``_adapter``, which also holds the one guard against odd values, ``malformed``); the
+ingest pipeline does the rest.
 Formats depend on ``workbench.model`` only.
 """
 
@@ -20,7 +21,16 @@ from ._adapter import (
     unrecognised,
 )
 from ._decode import loads_exact, split_lines
-from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
+from .agents import (
+    CLAUDE_CODE,
+    CODEX,
+    CODEX_EXEC,
+    GEMINI_CLI,
+    INSPECT,
+    OPENHANDS,
+    SWE_AGENT,
+    TAU_BENCH,
+)
 from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
@@ -30,6 +40,9 @@ from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
 __all__ = [
     "ANTHROPIC",
     "CLAUDE_CODE",
+    "CODEX",
+    "CODEX_EXEC",
+    "GEMINI_CLI",
     "HAR",
     "INSPECT",
     "JSONL",

@@ -5,6 +5,9 @@ from __future__ import annotations
 from ..formats import (
     ANTHROPIC,
     CLAUDE_CODE,
+    CODEX,
+    CODEX_EXEC,
+    GEMINI_CLI,
     HAR,
     INSPECT,
     JSONL,
@@ -28,7 +31,8 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
+                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, CODEX, CODEX_EXEC,
+                                   GEMINI_CLI, HAR, VCR, PACT, MCP,
                                    ANTHROPIC, OPENAI)
 
 
