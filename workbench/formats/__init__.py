@@ -1,8 +1,8 @@
 """Formats: the readers and writers of every source format, one package per family.
 
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
-(OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
-OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
+(OTLP JSON, SDK span JSON, Phoenix, any-agent, Langfuse, and the OTLP writer), ``chat``
+(Anthropic and OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
 OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
 ``jsonl`` (our own format, reader and writer side by side). An adapter reads a
 ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
@@ -25,10 +25,11 @@ from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
 from .mcp import MCP
-from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
+from .otel import ANY_AGENT, LANGFUSE, OTEL_JSON, OTLP, PHOENIX, otlp_rows
 
 __all__ = [
     "ANTHROPIC",
+    "ANY_AGENT",
     "CLAUDE_CODE",
     "HAR",
     "INSPECT",
@@ -42,6 +43,7 @@ __all__ = [
     "OTEL_JSON",
     "OTLP",
     "PACT",
+    "PHOENIX",
     "SWE_AGENT",
     "TAU_BENCH",
     "VCR",

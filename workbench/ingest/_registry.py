@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..formats import (
     ANTHROPIC,
+    ANY_AGENT,
     CLAUDE_CODE,
     HAR,
     INSPECT,
@@ -15,6 +16,7 @@ from ..formats import (
     OTEL_JSON,
     OTLP,
     PACT,
+    PHOENIX,
     SWE_AGENT,
     TAU_BENCH,
     VCR,
@@ -27,9 +29,9 @@ from ..model import EmptyInputError, LimitExceededError, UnrecognizedFormatError
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
-ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
-                                   ANTHROPIC, OPENAI)
+ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, PHOENIX, ANY_AGENT, LANGFUSE,
+                                   INSPECT, TAU_BENCH, SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR,
+                                   VCR, PACT, MCP, ANTHROPIC, OPENAI)
 
 
 def format_names() -> list[str]:
