@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent
@@ -100,3 +102,27 @@ def test_real_recordings_give_the_github_answers(tmp_path: Path) -> None:
     assert got["github-getUser.har"]["login"] == "Netflix"
     assert got["github-getRepo.har"]["full_name"] == "facebook/jest"
     assert got["github-getUser-org-name.har"]["login"] == "facebook"
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.text(max_size=8), st.one_of(st.integers(), st.text(max_size=20)),
+                       max_size=6),
+       st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=6),
+       st.sampled_from(["hex", "base64"]), st.booleans())
+def test_any_chunking_of_any_json_body_reads_back(tmp_path: Path, body: dict[str, Any],
+                                                  cuts: list[int], style: str,
+                                                  gzipped: bool) -> None:
+    raw = json.dumps(body).encode()
+    raw = gzip.compress(raw) if gzipped else raw
+    parts, at = [], 0
+    for n in cuts:
+        parts.append(raw[at:at + n])
+        at += n
+    parts.append(raw[at:])
+    if style == "hex":
+        content = {"_isBinary": True, "text": json.dumps([p.hex() for p in parts])}
+    else:
+        content = {"encoding": "base64",
+                   "text": json.dumps([base64.b64encode(p).decode() for p in parts])}
+    ev = body_of(tmp_path, har(content, encoding="gzip" if gzipped else None))
+    assert ev.result["body"] == body

@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent
+from workbench.formats.otel._genai import _unflatten
 from workbench.formats.otel._phoenix import PHOENIX, flatten_attributes
 from workbench.ingest import detect
 from workbench.model import InvalidTraceError
@@ -145,3 +148,22 @@ def test_spec_examples_rebuild_the_listed_messages(tmp_path: Path) -> None:
     first = evs[0]
     assert first.args["messages"][1] == {"role": "user", "content": "what is 23 times 87"}
     assert first.result["messages"][0]["tool_calls"][0]["function"]["name"] == "multiply"
+
+
+_KEY = st.text(alphabet="abcdefghij_", min_size=1, max_size=6)
+_LEAF = st.one_of(st.integers(), st.text(max_size=5), st.booleans(),
+                  st.lists(st.integers(), max_size=3))
+_NESTED = st.recursive(
+    st.dictionaries(_KEY, _LEAF, min_size=1, max_size=3),
+    lambda inner: st.dictionaries(_KEY, st.one_of(_LEAF, inner,
+                                                  st.lists(inner, min_size=1, max_size=3)),
+                                  min_size=1, max_size=3),
+    max_leaves=12)
+
+
+@settings(max_examples=200)
+@given(_NESTED)
+def test_flattened_attributes_unflatten_to_what_was_nested(nested: dict[str, Any]) -> None:
+    flat = flatten_attributes(nested)
+    assert all(type(v) is not dict for v in flat.values())
+    assert _unflatten(sorted(flat.items())) == nested
