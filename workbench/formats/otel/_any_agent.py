@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from ._facts import TraceFacts
 from ._otel_json import span_event, span_values
+from ._value import SpanScope
 
 __all__ = ["ANY_AGENT", "AnyAgentAdapter", "hex_id"]
 
@@ -48,7 +49,7 @@ class AnyAgentAdapter:
                 spans, first = value["spans"], None
                 for obj in spans:
                     index += 1
-                    ev, scope = span_event(_normalised(obj), source, index)
+                    ev, scope = _event(obj, source, index)
                     first = first or ev.trace_id
                     facts.add(ev, scope)
                     yield ev
@@ -57,7 +58,7 @@ class AnyAgentAdapter:
             elif isinstance(value, list):
                 for obj in value:
                     index += 1
-                    ev, scope = span_event(_normalised(obj), source, index)
+                    ev, scope = _event(obj, source, index)
                     facts.add(ev, scope)
                     yield ev
             else:
@@ -73,6 +74,12 @@ class AnyAgentAdapter:
 
 
 ANY_AGENT = AnyAgentAdapter()
+
+
+def _event(obj: Any, source: SourceFile, index: int) -> tuple[RawEvent, SpanScope]:
+    with malformed(source, f"span {index}", span=index):
+        obj = _normalised(obj)
+    return span_event(obj, source, index)
 
 
 def hex_id(value: Any, digits: int) -> Any:

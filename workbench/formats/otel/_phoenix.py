@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
+from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from ._facts import TraceFacts
 from ._otel_json import span_event, span_values
 
@@ -59,7 +59,9 @@ class PhoenixAdapter:
         for value in span_values(source):
             for obj in _spans(value, source):
                 index += 1
-                ev, scope = span_event(_normalised(obj), source, index)
+                with malformed(source, f"span {index}", span=index):
+                    obj = _normalised(obj)
+                ev, scope = span_event(obj, source, index)
                 facts.add(ev, scope)
                 yield ev
         if index == 0:
