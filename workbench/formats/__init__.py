@@ -1,9 +1,9 @@
 """Formats: the readers and writers of every source format, one package per family.
 
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
-(OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
-OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Codex CLI, Gemini CLI,
-Inspect, SWE-agent, OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact,
+(OTLP JSON, SDK span JSON, Phoenix, any-agent, Langfuse, and the OTLP writer), ``chat``
+(Anthropic and OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Codex CLI,
+Gemini CLI, Inspect, SWE-agent, OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact,
 server-sent events) and ``jsonl`` (our own format, reader and writer side by side).
 An adapter reads a ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo``
 (``_adapter``, which also holds the one guard against odd values, ``malformed``); the
@@ -35,10 +35,11 @@ from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
 from .mcp import MCP
-from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
+from .otel import ANY_AGENT, LANGFUSE, OTEL_JSON, OTLP, PHOENIX, otlp_rows
 
 __all__ = [
     "ANTHROPIC",
+    "ANY_AGENT",
     "CLAUDE_CODE",
     "CODEX",
     "CODEX_EXEC",
@@ -55,6 +56,7 @@ __all__ = [
     "OTEL_JSON",
     "OTLP",
     "PACT",
+    "PHOENIX",
     "SWE_AGENT",
     "TAU_BENCH",
     "VCR",

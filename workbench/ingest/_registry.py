@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..formats import (
     ANTHROPIC,
+    ANY_AGENT,
     CLAUDE_CODE,
     CODEX,
     CODEX_EXEC,
@@ -18,6 +19,7 @@ from ..formats import (
     OTEL_JSON,
     OTLP,
     PACT,
+    PHOENIX,
     SWE_AGENT,
     TAU_BENCH,
     VCR,
@@ -30,10 +32,9 @@ from ..model import EmptyInputError, LimitExceededError, UnrecognizedFormatError
 __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
-ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, CODEX, CODEX_EXEC,
-                                   GEMINI_CLI, HAR, VCR, PACT, MCP,
-                                   ANTHROPIC, OPENAI)
+ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, PHOENIX, ANY_AGENT, LANGFUSE,
+                                   INSPECT, TAU_BENCH, SWE_AGENT, OPENHANDS, CLAUDE_CODE, CODEX,
+                                   CODEX_EXEC, GEMINI_CLI, HAR, VCR, PACT, MCP, ANTHROPIC, OPENAI)
 
 
 def format_names() -> list[str]:

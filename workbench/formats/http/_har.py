@@ -4,18 +4,21 @@
 ``http`` event named ``entry-<index>`` (0-based, in file order), in one trace per file
 (an id derived from the file's content; ``pageref`` is kept in ``attrs``). Bodies come
 from ``request.postData`` and ``response.content`` (base64 decoded when the content says
-so); see ``_http`` for the shape. An entry whose response never came (no ``response``,
+so; Polly.js bodies written as JSON arrays of hex or base64 chunks are joined and
+inflated per ``content-encoding``: ``_polly_bytes``); see ``_http`` for the shape. An
+entry whose response never came (no ``response``,
 or status 0 as mitmproxy and Chrome write it) is kept and flagged ``unanswered``: an
 ``error`` with code ``NO_RESPONSE`` when the file says why (``_error``), else ``unset``.
 """
 
 from __future__ import annotations
 
+import binascii
 import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError
+from ...model import InvalidTraceError, JSONDecodeError, loads
 from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import load_document, parse_time_ns
 from .._pairing import derived_id
@@ -143,7 +146,11 @@ def _post_data(post: Any, headers: dict[str, Any]) -> Body:
     ctype = post.get("mimeType") if isinstance(post.get("mimeType"), str) else ""
     text = post.get("text")
     if isinstance(text, str) and text:
-        return decode_body(text, ctype or header(headers, "content-type"))
+        ctype = ctype or header(headers, "content-type")
+        raw = _polly_bytes(post, text)
+        if raw is not None:
+            return _wire_body(raw, ctype, header(headers, "content-encoding"))
+        return decode_body(text, ctype)
     params = multi_dict(_pairs(post.get("params")))
     return Body(params, True) if params else NO_BODY
 
@@ -154,11 +161,50 @@ def _content(content: Any, headers: dict[str, Any]) -> Body:
     ctype = content.get("mimeType") if isinstance(content.get("mimeType"), str) else ""
     ctype = ctype or header(headers, "content-type")
     text = content["text"]
+    raw = _polly_bytes(content, text)
+    if raw is not None:
+        return _wire_body(raw, ctype, header(headers, "content-encoding"))
     if content.get("encoding") == "base64":
         raw = decode_base64(text)
         if raw is not None:
             return decode_body(raw, ctype)  # HAR content is already decompressed
     return decode_body(text, ctype)
+
+
+def _polly_bytes(content: dict[str, Any], text: str) -> bytes | None:
+    """The bytes of a body Polly.js recorded as chunks: ``_isBinary: true`` (Polly up to
+    5) or ``encoding: "hex"`` with ``text`` a JSON array of hex chunks, or
+    ``encoding: "base64"`` with a JSON array of base64 chunks (Polly 6). None when the
+    body is not written so (or a chunk does not decode)."""
+    encoding = content.get("encoding")
+    hex_chunks = content.get("_isBinary") is True or encoding == "hex"
+    if not hex_chunks and not (encoding == "base64" and text.lstrip().startswith("[")):
+        return None
+    try:
+        chunks = loads(text) if text.lstrip().startswith("[") else [text]
+    except JSONDecodeError:
+        return None
+    if not isinstance(chunks, list) or not all(isinstance(c, str) for c in chunks):
+        return None
+    try:
+        if hex_chunks:
+            return b"".join(binascii.unhexlify(c) for c in chunks)
+        parts = [decode_base64(c) for c in chunks]
+    except (binascii.Error, ValueError):
+        return None
+    return None if any(p is None for p in parts) else b"".join(p for p in parts if p)
+
+
+def _wire_body(raw: bytes, ctype: str, encoding: str) -> Body:
+    """Bytes as they crossed the wire (Polly keeps them compressed): inflated when
+    ``content-encoding`` says gzip or deflate and they are so compressed, then typed."""
+    enc = encoding.strip().lower()
+    if enc in ("gzip", "x-gzip") and raw[:2] == b"\x1f\x8b":
+        return decode_body(raw, ctype, enc)
+    if enc == "deflate" and len(raw) > 1 and raw[0] & 0x0F == 8 \
+            and (raw[0] << 8 | raw[1]) % 31 == 0:
+        return decode_body(raw, ctype, enc)
+    return decode_body(raw, ctype)
 
 
 def _info(log: dict[str, Any], tid: str, events: list[RawEvent]) -> TraceInfo:

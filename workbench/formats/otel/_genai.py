@@ -155,7 +155,7 @@ def _llm_messages(a: dict[str, Any], groups: dict[str, list[tuple[str, Any]]],
         messages = _oi_messages(groups["llm.input_messages."])
     if messages is MISSING:
         messages = take_chain(a, ("ai.prompt.messages", "input.value", "input", "ai.prompt"))
-    out = take_chain(a, ("gen_ai.output.messages", "gen_ai.completion"))
+    out = take_chain(a, ("gen_ai.output.messages", "gen_ai.completion", "gen_ai.output"))
     if out is MISSING and "gen_ai.completion." in groups:
         out = _unflatten(groups["gen_ai.completion."])
     if out is MISSING and "llm.output_messages." in groups:

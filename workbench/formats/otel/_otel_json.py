@@ -45,7 +45,7 @@ from ._value import (
     time_ns,
 )
 
-__all__ = ["OTEL_JSON", "SYNTHESIZED_KEY", "OtelJSONAdapter"]
+__all__ = ["OTEL_JSON", "SYNTHESIZED_KEY", "OtelJSONAdapter", "span_event", "span_values"]
 
 #: attrs key listing the ids the adapter made up (``["trace_id", "event_id"]``)
 SYNTHESIZED_KEY = "workbench.synthesized"
@@ -65,6 +65,8 @@ _JS_KEYS = frozenset({
 _PY_KEYS = frozenset({
     "name", "context", "kind", "parent_id", "start_time", "end_time", "status",
     "attributes", "events", "links", "resource",
+    # Phoenix's span export: the same fields, with kind and status at the top level
+    "span_kind", "status_code", "status_message",
 })
 
 
@@ -97,7 +99,7 @@ class OtelJSONAdapter:
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
         facts = TraceFacts()
         index = 0
-        for value in _values(source):
+        for value in span_values(source):
             if index == 0 and _is_attribute_map(value):
                 index += 1
                 ev = _attribute_map(value, source)
@@ -106,7 +108,7 @@ class OtelJSONAdapter:
                 continue
             for obj in value if isinstance(value, list) else [value]:
                 index += 1
-                ev, scope = _span(obj, source, index)
+                ev, scope = span_event(obj, source, index)
                 facts.add(ev, scope)
                 yield ev
         if index == 0:
@@ -118,7 +120,7 @@ class OtelJSONAdapter:
 OTEL_JSON = OtelJSONAdapter()
 
 
-def _values(source: SourceFile) -> Iterator[Any]:
+def span_values(source: SourceFile) -> Iterator[Any]:
     """The top-level JSON values of the file: one document, JSONL lines, or values
     written one after another."""
     first, nl, rest = source.head.partition(b"\n")
@@ -162,7 +164,9 @@ def _attribute_map(obj: dict[str, Any], source: SourceFile) -> RawEvent:
     return ev
 
 
-def _span(obj: Any, source: SourceFile, index: int) -> tuple[RawEvent, SpanScope]:
+def span_event(obj: Any, source: SourceFile, index: int) -> tuple[RawEvent, SpanScope]:
+    """One span object (JS ``ReadableSpan``-like, Python SDK, or Phoenix) as an event;
+    ``index`` is its 1-based position in the file, for errors."""
     if type(obj) is not dict:
         raise InvalidTraceError(f"{source.display}: item {index} is not a span object",
                                 file=source.display, span=index)
@@ -229,13 +233,23 @@ def _py_fields(s: dict[str, Any]) -> dict[str, Any]:
     resource = dict(attributes_dict(res.get("attributes")))
     if res.get("schema_url"):
         resource["otel.schema_url"] = res["schema_url"]
+    attrs = attributes_dict(s.get("attributes"))
+    kind = s.get("kind")
+    if kind is None and "span_kind" in s:  # Phoenix: an OTel kind or an OpenInference one
+        kind = s["span_kind"]
+        if span_kind_name(kind) is None and isinstance(kind, str) and kind:
+            attrs.setdefault("openinference.span.kind", kind)
+    if st:
+        code, message = st.get("status_code"), st.get("description")
+    else:
+        code, message = s.get("status_code"), s.get("status_message")
     return {
         "trace_id": norm_id(ctx.get("trace_id")), "span_id": norm_id(ctx.get("span_id")),
         "parent_id": norm_id(s.get("parent_id")), "name": s.get("name"),
-        "span_kind": span_kind_name(s.get("kind"), sdk=True),
+        "span_kind": span_kind_name(kind, sdk=True),
         "start_ns": time_ns(s.get("start_time")), "end_ns": time_ns(s.get("end_time")),
-        "status": status_of(st.get("status_code")), "status_message": st.get("description"),
-        "attrs": attributes_dict(s.get("attributes")),
+        "status": status_of(code), "status_message": message,
+        "attrs": attrs,
         "events": _events(s.get("events"), "timestamp"),
         "links": _links(s.get("links"), "trace_id", "span_id", "trace_state"),
         "trace_state": trace_state if trace_state not in (None, "", "[]", "{}") else None,

@@ -23,10 +23,16 @@ from ._value import SpanScope
 __all__ = ["map_span"]
 
 _OP_KIND = {
-    "invoke_agent": "agent", "create_agent": "agent",
+    "invoke_agent": "agent", "create_agent": "agent", "invoke_workflow": "agent",
     "chat": "llm_call", "text_completion": "llm_call", "generate_content": "llm_call",
     "embeddings": "llm_call", "execute_tool": "tool_call",
+    "call_llm": "llm_call",  # any-agent's name for a model call
 }
+#: operations of the GenAI conventions (v0.1) that are neither a model call, a tool
+#: call nor an agent: ``other``, with what they were asked and what they gave
+_OP_OTHER = frozenset({"create_memory_store", "search_memory", "create_memory",
+                       "update_memory", "upsert_memory", "delete_memory",
+                       "delete_memory_store", "retrieval", "plan"})
 _OI_KIND = {"AGENT": "agent", "LLM": "llm_call", "EMBEDDING": "llm_call", "TOOL": "tool_call"}
 _LLM_REQUEST_TYPES = {"chat": "llm_call", "completion": "llm_call", "embedding": "llm_call"}
 _TRACELOOP_KIND = {"agent": "agent", "tool": "tool_call"}
@@ -40,6 +46,8 @@ def _event_kind(a: dict[str, Any], default: str) -> str:
         kind = _OP_KIND.get(op)
         if kind is not None:
             return kind
+        if op in _OP_OTHER:
+            return default
     oi = a.get("openinference.span.kind")
     if type(oi) is str:
         kind = _OI_KIND.get(oi.upper())
@@ -70,26 +78,68 @@ def _event_kind(a: dict[str, Any], default: str) -> str:
 
 _TOOL_ARGS = ("gen_ai.tool.call.arguments", "input.value", "gcp.vertex.agent.tool_call_args",
               "ai.toolCall.args", "ai.toolCall.input", "traceloop.entity.input",
-              "tool_arguments", "input")
+              "tool_arguments", "gen_ai.tool.args", "input")
 _TOOL_RESULT = ("gen_ai.tool.call.result", "output.value", "gcp.vertex.agent.tool_response",
                 "ai.toolCall.result", "ai.toolCall.output", "traceloop.entity.output",
-                "tool_response", "output")
+                "tool_response", "gen_ai.output", "output")
 
 
 def _tool(a: dict[str, Any], span_name: str) -> tuple[str, Any, Any]:
     name = first(a, "gen_ai.tool.name", "tool.name", "ai.toolCall.name")
     if name is None:
         name = span_name[13:] if span_name.startswith("execute_tool ") else span_name
-    return str(name), take_chain(a, _TOOL_ARGS), take_chain(a, _TOOL_RESULT)
+    args = take_chain(a, _TOOL_ARGS)
+    if args is MISSING:  # OpenInference: the call's own values, where no input.value
+        args = _tool_parameters(a)
+    return str(name), args, take_chain(a, _TOOL_RESULT)
+
+
+def _tool_parameters(a: dict[str, Any]) -> Any:
+    """``tool.parameters`` as the call's arguments: some OpenInference instrumentations
+    (Claude Agent SDK, ADK) record the values there. A JSON Schema (the tool's
+    definition, as the OpenInference spec means it) stays in attrs."""
+    v = a.get("tool.parameters", MISSING)
+    if v is MISSING:
+        return MISSING
+    d = maybe_json(v)
+    if type(d) is dict and ("properties" in d or d.get("type") == "object"):
+        return MISSING
+    del a["tool.parameters"]
+    return d
+
+
+_MEMORY_ARGS = ("gen_ai.memory.store.id", "gen_ai.memory.record.id", "gen_ai.memory.query.text",
+                "gen_ai.retrieval.query.text", "gen_ai.data_source.id",
+                "gen_ai.retrieval.top_k", "gen_ai.request.top_k")
+_MEMORY_RESULT = ("gen_ai.memory.records", "gen_ai.retrieval.documents")
+
+
+def _operation(a: dict[str, Any]) -> tuple[Any, Any]:
+    """A memory, retrieval or plan span: args are what it was asked (the store, the
+    record, the query: their attribute names as keys), the result what it gave."""
+    args: dict[str, Any] = {}
+    for k in _MEMORY_ARGS:
+        if k in a:
+            args[k] = a.pop(k)
+    result = take_chain(a, _MEMORY_RESULT)
+    msgs_in, msgs_out = _io(a)
+    if msgs_in is not MISSING:
+        args["input"] = msgs_in
+    if result is MISSING:
+        result = msgs_out
+    return args or MISSING, result
 
 
 _IN = ("gen_ai.input.messages", "input.value", "input", "ai.prompt")
 _OUT = ("gen_ai.output.messages", "output.value", "output", "ai.response.text",
-        "ai.response.object")
+        "ai.response.object", "gen_ai.output")
 
 
 def _io(a: dict[str, Any]) -> tuple[Any, Any]:
     return take_chain(a, _IN), take_chain(a, _OUT)
+
+
+_EXCEPTION_EVENTS = frozenset({"exception", "gen_ai.execute_tool.exception"})
 
 
 def _error(a: dict[str, Any], message: Any, events: list[Any] | None) -> dict[str, Any]:
@@ -97,7 +147,7 @@ def _error(a: dict[str, Any], message: Any, events: list[Any] | None) -> dict[st
     details: dict[str, Any] = {}
     if events:
         for ev in events:
-            if ev.get("name") == "exception":
+            if ev.get("name") in _EXCEPTION_EVENTS:
                 events.remove(ev)
                 ea = dict(ev.get("attrs") or {})
                 code = code or ea.pop("exception.type", None)
@@ -140,9 +190,12 @@ def map_span(trace_id: str, span_id: str, parent_id: str | None, name: Any,
         ev_name, args, result = llm(a, span_name, events, model)
     elif kind == "http":
         ev_name, args, result = http(a, span_name)
+    elif a.get("gen_ai.operation.name") in _OP_OTHER:
+        ev_name = span_name or str(a["gen_ai.operation.name"])
+        args, result = _operation(a)
     else:
-        ev_name = str((first(a, "gen_ai.agent.name") if kind == "agent" else None)
-                      or span_name)
+        ev_name = str((first(a, "gen_ai.agent.name", "gen_ai.workflow.name")
+                       if kind == "agent" else None) or span_name)
         args, result = _io(a)
     if fallback:
         args, result = _fill(kind, args, result, fallback)
@@ -153,10 +206,14 @@ def map_span(trace_id: str, span_id: str, parent_id: str | None, name: Any,
 
     error = None
     if status == "error" or (status == "unset" and (
-            "error.type" in a or (events and any(e.get("name") == "exception"
+            "error.type" in a or (events and any(e.get("name") in _EXCEPTION_EVENTS
                                                  for e in events)))):
         status = "error"
         error = _error(a, status_message, events)
+    elif status == "unset" and kind == "tool_call" and _failed_command(a):
+        status = "error"
+        error = _error(a, status_message or f"exit code {a['process.exit.code']}", events)
+        error["code"] = error["code"] or "EXIT_CODE"
     elif status_message:
         a["otel.status_message"] = status_message
 
@@ -181,6 +238,12 @@ def map_span(trace_id: str, span_id: str, parent_id: str | None, name: Any,
     # positional: a keyword call of the dataclass costs three times as much
     return RawEvent(trace_id, span_id, parent_id, kind, ev_name, start_ns, end_ns, status,
                     args, result, error, a)
+
+
+def _failed_command(a: dict[str, Any]) -> bool:
+    """A command-execution span (GenAI v0.1) whose process exited non-zero."""
+    code = a.get("process.exit.code")
+    return isinstance(code, int) and not isinstance(code, bool) and code != 0
 
 
 def _fill(kind: str, args: Any, result: Any, fb: dict[str, Any]) -> tuple[Any, Any]:
