@@ -156,8 +156,7 @@ def _field(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...],
     if k == "field-added":
         if inp:
             req = " (required)" if c.keyword == "required" else ""
-            what = "filter" if role == "filter" else "argument"
-            return f"{tool} takes a new {what} {rel}{req}"
+            return f"{tool} takes a new argument {rel}{req}"
         return f"{tool} now also returns {rel}"
     if k == "required-added":
         return (f"{tool} now requires {rel}: a call that omits it is refused" if inp
