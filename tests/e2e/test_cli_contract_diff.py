@@ -67,6 +67,10 @@ def test_the_owner_rename_fails_the_gate_with_sarif_for_ci(capsys, tmp_path, old
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(report)
     results = report["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["field-renamed", "field-renamed", "default-changed"]
+    assert [(r["properties"]["role"], r["properties"]["side_effect"]) for r in results] == [
+        ("filter", "read_only"), ("output", "read_only"), ("input", "destructive")]
+    assert [(c["role"], c["side_effect"]) for c in doc["changes"]] == [
+        ("filter", "read_only"), ("output", "read_only"), ("input", "destructive")]
     assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == str(new)
     assert results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == \
         "projects.list/args.owner"
