@@ -163,7 +163,63 @@ def test_lint_names_each_problem_and_exits_1(capsys, tools):
     code, out, _ = run(capsys, "contract", "lint", tools, "--provider", "mcp")
     assert code == 0 and out == "no problems: 2 tools fit mcp\n"
     code, out, _ = run(capsys, "contract", "lint", tools)
-    assert code == 1 and out.splitlines()[-1].endswith("(openai, anthropic, gemini, mcp)")
+    assert code == 1 and "(openai, anthropic, gemini, mcp): " in out.splitlines()[-1]
+
+
+LOSSLESS = {"tools": [
+    {"name": f"list_{i}", "description": "List things.",
+     "inputSchema": {"type": "object", "properties": {"q": {"type": "string"}}},
+     "annotations": {"readOnlyHint": True}} for i in range(3)]}
+
+
+def test_lint_groups_by_rule_and_exits_0_when_export_fixes_everything(capsys, tmp_path):
+    """Three tools each lacking `additionalProperties` and with one optional argument:
+    six OpenAI problems in two rules, all rewritten by export without loss."""
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(LOSSLESS))
+    code, out, err = run(capsys, "contract", "lint", path, "--provider", "openai")
+    assert code == 0, err
+    assert out.splitlines() == [
+        "export fixes without loss: 6 problem(s)",
+        "  openai/additionalProperties  reject, export: lossless  3 in 3 tool(s)",
+        "      e.g. list_0 /input/additionalProperties: strict mode needs "
+        "`additionalProperties: false` on every object; export adds it",
+        "  openai/required  reject, export: lossless  3 in 3 tool(s)",
+        "      e.g. list_0 /input/properties/q: strict mode needs every property required; "
+        "export requires 'q' and lets it be null",
+        "6 problems in 3 of 3 tools (openai): 0 need a decision, 6 export fixes without loss"]
+    code, out, _ = run(capsys, "contract", "lint", path, "--provider", "openai", "--json")
+    doc = json.loads(out)
+    assert code == 0 and (doc["fixable"], doc["decisions"], doc["hidden"]) == (6, 0, 0)
+    assert len(doc["problems"]) == 6 and {p["decision"] for p in doc["problems"]} == {False}
+    assert [(g["rule"], g["fix"], g["count"], g["tools"], g["decision"], g["example"]["tool"])
+            for g in doc["groups"]] == [
+        ("openai/additionalProperties", "lossless", 3, 3, False, "list_0"),
+        ("openai/required", "lossless", 3, 3, False, "list_0")]
+
+
+def test_lint_puts_decisions_first_and_filters_by_severity(capsys, tmp_path):
+    """Gemini keeps one example (`drop`, lossy) and has no `exclusiveMinimum` (`reject`,
+    lossy): both need a decision; `--severity reject` leaves the drop out and says so."""
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps({"tools": [
+        {"name": "find", "inputSchema": {"type": "object", "properties": {
+            "n": {"type": "integer", "exclusiveMinimum": 0, "examples": [1, 2]}}}}]}))
+    code, out, _ = run(capsys, "contract", "lint", path, "--provider", "gemini", "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["decisions"] == 2 and doc["severity"] == "drop"
+    assert [(g["rule"], g["severity"], g["fix"]) for g in doc["groups"]] == [
+        ("gemini/examples", "drop", "lossy"), ("gemini/exclusiveMinimum", "reject", "lossy")]
+    code, out, _ = run(capsys, "contract", "lint", path, "--provider", "gemini",
+                       "--severity", "reject")
+    assert code == 1
+    assert out.splitlines()[0] == "needs a decision: 1 problem(s)"
+    assert out.splitlines()[-1] == ("1 problems in 1 of 1 tools (gemini): 1 need a decision, "
+                                    "0 export fixes without loss (1 less severe than reject "
+                                    "not shown)")
+    code, out, _ = run(capsys, "contract", "lint", path, "--provider", "mcp", "--severity",
+                       "reject")
+    assert code == 0 and out == "no problems: 1 tools fit mcp\n"
 
 
 def test_export_to_stdout_to_a_file_and_refusals(capsys, tmp_path, tools):

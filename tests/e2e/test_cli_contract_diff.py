@@ -62,11 +62,15 @@ def test_the_owner_rename_fails_the_gate_with_sarif_for_ci(capsys, tmp_path, old
         ("projects.list", "field-renamed", "args.owner", "input", "error", []),
         ("projects.list", "field-renamed", "result.items[*].owner", "output", "error", []),
         ("projects.archive", "default-changed", "args.limit", "input", "error", [])]
-    assert "a call that omits limit now runs with limit=1000" in doc["changes"][2]["message"]
+    assert "a call that omits limit now destroys with limit=1000" in doc["changes"][2]["message"]
     report = json.loads(sarif.read_text())
     jsonschema.Draft4Validator(SARIF_SCHEMA).validate(report)
     results = report["runs"][0]["results"]
     assert [r["ruleId"] for r in results] == ["field-renamed", "field-renamed", "default-changed"]
+    assert [(r["properties"]["role"], r["properties"]["side_effect"]) for r in results] == [
+        ("filter", "read_only"), ("output", "read_only"), ("input", "destructive")]
+    assert [(c["role"], c["side_effect"]) for c in doc["changes"]] == [
+        ("filter", "read_only"), ("output", "read_only"), ("input", "destructive")]
     assert results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == str(new)
     assert results[0]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"] == \
         "projects.list/args.owner"

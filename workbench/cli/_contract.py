@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from ..contracts import (
+    LINT_SEVERITIES,
     PROVIDERS,
     ExportResult,
     ImportResult,
@@ -89,15 +90,22 @@ def _register_lint(actions: Any) -> None:
         "lint", help="what each provider would drop or reject",
         description="Name each constraint of the descriptors that a provider's tool API "
         "would drop or reject (OpenAI strict function calling, Anthropic strict tool use, "
-        "Gemini's parameters schema, MCP), with the tool and the JSON path, and what "
-        "export would do about it. Exit 1 when anything is found.",
+        "Gemini's parameters schema, MCP), grouped by rule with a count and one example "
+        "each, split into what needs a decision and what export fixes without loss (--json "
+        "lists every problem with the tool and the JSON path). Exit 1 when something needs "
+        "a decision; what export fixes losslessly alone is exit 0.",
         epilog="examples:\n  workbench contract lint contracts/\n"
-               "  workbench contract lint tools.mcp.json --provider openai --json",
+               "  workbench contract lint tools.mcp.json --provider openai --json\n"
+               "  workbench contract lint contracts/ --severity reject",
         formatter_class=RAW)
     a.add_argument("paths", nargs="+", metavar="DESCRIPTORS",
                    help="descriptor files or folders (or any tool list import reads)")
     a.add_argument("--provider", action="append", choices=PROVIDERS, default=[],
                    help="lint for this provider (repeatable; default: all four)")
+    a.add_argument("--severity", choices=LINT_SEVERITIES, default=LINT_SEVERITIES[-1],
+                   help="only problems at this severity or above: reject (the provider "
+                        "refuses the tool) or drop (it ignores the constraint; the default, "
+                        "everything)")
     common(a, store=False)
     a.set_defaults(func=run_lint)
 
@@ -154,21 +162,37 @@ def _import_text(result: ImportResult) -> str:
 
 
 def run_lint(args: argparse.Namespace) -> int:
-    result = lint_paths(args.paths, args.provider or PROVIDERS)
+    result = lint_paths(args.paths, args.provider or PROVIDERS, args.severity)
     emit(args, result.to_dict(), lambda: _lint_text(result))
-    return 1 if result.problems else 0
+    return 1 if result.decisions else 0
+
+
+_HEADS = {True: "needs a decision", False: "export fixes without loss"}
 
 
 def _lint_text(result: LintResult) -> str:
-    lines = [f"{p.tool}: {p.provider} {p.severity} {p.path} ({p.keyword}; export: {p.fix}): "
-             f"{p.message}" for p in result.problems]
+    """One block per rule: its count, its tools and one example; what needs a decision
+    first."""
+    lines: list[str] = []
+    heading = None
+    for g in result.groups():
+        if g.decision is not heading:
+            heading = g.decision
+            n = result.decisions if g.decision else result.fixable
+            lines.append(f"{_HEADS[g.decision]}: {n} problem(s)")
+        e = g.example
+        lines.append(f"  {g.rule}  {g.severity}, export: {g.fix}  {g.count} in "
+                     f"{g.tools} tool(s)\n      e.g. {e.tool} {e.path}: {e.message}")
     where = ", ".join(result.providers)
+    hidden = (f" ({result.hidden} less severe than {result.severity} not shown)"
+              if result.hidden else "")
     if result.problems:
         tools = len({p.tool for p in result.problems})
         lines.append(f"{len(result.problems)} problems in {tools} of {len(result.tools)} tools "
-                     f"({where})")
+                     f"({where}): {result.decisions} need a decision, {result.fixable} "
+                     f"export fixes without loss{hidden}")
     else:
-        lines.append(f"no problems: {len(result.tools)} tools fit {where}")
+        lines.append(f"no problems: {len(result.tools)} tools fit {where}{hidden}")
     return "\n".join(lines)
 
 

@@ -64,7 +64,11 @@ from ._import import (
     write_descriptors,
 )
 from ._profile import (
+    SEVERITIES as LINT_SEVERITIES,
+)
+from ._profile import (
     Problem,
+    ProblemGroup,
 )
 from ._providers import (
     PROVIDERS,
@@ -116,6 +120,7 @@ __all__ = [
     "CHANGE_KINDS",
     "CONTRACT_RULES",
     "FIELDS",
+    "LINT_SEVERITIES",
     "PROVIDERS",
     "SEVERITIES",
     "SIDE_EFFECTS",
@@ -143,6 +148,7 @@ __all__ = [
     "ImportResult",
     "LintResult",
     "Problem",
+    "ProblemGroup",
     "Provenance",
     "SchemaChange",
     "SchemaInvalidError",

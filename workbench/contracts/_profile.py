@@ -14,6 +14,11 @@ path into the descriptor and what export does about it (``fix``):
 - ``per-request``: a limit on what one request may carry (Anthropic's 20 strict tools);
   lint names it, export writes the tools and leaves the choice to the caller.
 
+Only ``lossless`` needs nothing from a person (``Problem.decision`` is false): every other
+fix asks someone to change the descriptor, accept a loss or pick what one request
+carries. Each problem belongs to a rule, ``provider/keyword`` (``openai/required``), and
+lint groups by rule and fix (``group_problems``).
+
 Lint and export run the same conversion, so what lint names is exactly what export
 would change. docs/contracts.md ("Provider profiles, lint and export") has the table.
 """
@@ -27,9 +32,11 @@ from typing import Any
 from ._descriptor import Descriptor
 from .schema import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
 
-__all__ = ["FIXES", "SEVERITIES", "Problem", "Profile", "Report", "admits_null", "each",
-           "escape", "is_object", "nullable", "rebuild", "type_names"]
+__all__ = ["FIXES", "SEVERITIES", "Problem", "ProblemGroup", "Profile", "Report", "admits_null",
+           "at_least", "each", "escape", "group_problems", "is_object", "nullable", "rebuild",
+           "type_names"]
 
+#: most severe first: ``reject`` (the provider refuses the tool), ``drop`` (it ignores it)
 SEVERITIES = ("reject", "drop")
 FIXES = ("lossless", "lossy", "none", "per-request")
 
@@ -46,10 +53,63 @@ class Problem:
     fix: str         # lossless | lossy | none | per-request
     message: str
 
-    def to_dict(self) -> dict[str, str]:
+    @property
+    def rule(self) -> str:
+        """``provider/keyword``; every ``x-`` extension is one rule, ``x-*``."""
+        return f"{self.provider}/{'x-*' if self.keyword.startswith('x-') else self.keyword}"
+
+    @property
+    def decision(self) -> bool:
+        """Whether a person must act: everything but what export rewrites without loss."""
+        return self.fix != "lossless"
+
+    def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "provider": self.provider, "path": self.path,
                 "keyword": self.keyword, "severity": self.severity, "fix": self.fix,
-                "message": self.message}
+                "message": self.message, "rule": self.rule, "decision": self.decision}
+
+
+def at_least(severity: str, threshold: str) -> bool:
+    """Whether ``severity`` is ``threshold`` or more severe (``reject`` > ``drop``)."""
+    return SEVERITIES.index(severity) <= SEVERITIES.index(threshold)
+
+
+@dataclass(frozen=True)
+class ProblemGroup:
+    """The problems of one rule with one fix: how many, in how many tools, one example."""
+
+    rule: str
+    severity: str
+    fix: str
+    count: int
+    tools: int
+    example: Problem
+
+    @property
+    def decision(self) -> bool:
+        return self.example.decision
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "provider": self.example.provider,
+                "keyword": self.example.keyword, "severity": self.severity, "fix": self.fix,
+                "decision": self.decision, "count": self.count, "tools": self.tools,
+                "example": self.example.to_dict()}
+
+
+def group_problems(problems: Iterable[Problem]) -> list[ProblemGroup]:
+    """The problems grouped by rule, fix and severity (one pass): what needs a decision
+    first, then the largest groups, each with its first problem as the example."""
+    found: dict[tuple[str, str, str], tuple[Problem, list[int], set[str]]] = {}
+    for p in problems:
+        key = (p.rule, p.fix, p.severity)
+        if key not in found:
+            found[key] = (p, [0], set())
+        _, n, tools = found[key]
+        n[0] += 1
+        tools.add(p.tool)
+    groups = [ProblemGroup(rule, sev, fix, n[0], len(tools), first)
+              for (rule, fix, sev), (first, n, tools) in found.items()]
+    return sorted(groups, key=lambda g: (not g.decision, -g.count, g.rule, g.fix))
 
 
 @dataclass
@@ -70,15 +130,27 @@ class Report:
             self.dropped.append(path + "/")
 
     def found(self) -> list[Problem]:
-        """The problems, each once, none inside a subschema export drops anyway."""
+        """The problems, each once, none inside a subschema export drops anyway (each
+        path's own prefixes looked up, so a schema with many drops stays linear)."""
         seen: set[tuple[str, str]] = set()
+        dropped = set(self.dropped)
         out = []
         for p in self.problems:
-            if (p.path, p.keyword) in seen or any(p.path.startswith(d) for d in self.dropped):
+            if (p.path, p.keyword) in seen or (dropped and _inside(p.path, dropped)):
                 continue
             seen.add((p.path, p.keyword))
             out.append(p)
         return out
+
+
+def _inside(path: str, prefixes: set[str]) -> bool:
+    """Whether a prefix in ``prefixes`` (each ending in ``/``) starts ``path``."""
+    at = path.find("/", 1)
+    while at != -1:
+        if path[:at + 1] in prefixes:
+            return True
+        at = path.find("/", at + 1)
+    return False
 
 
 @dataclass(frozen=True)

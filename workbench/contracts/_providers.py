@@ -18,7 +18,15 @@ from typing import Any
 from ..store import output_path
 from ._descriptor import Descriptor
 from ._errors import ExportError
-from ._profile import Problem, Profile, Report
+from ._profile import (
+    SEVERITIES,
+    Problem,
+    ProblemGroup,
+    Profile,
+    Report,
+    at_least,
+    group_problems,
+)
 from ._read import read_tools
 from ._source import CONTRACT_FIELDS
 from .anthropic import PROFILE as ANTHROPIC
@@ -116,21 +124,46 @@ def export_tools(tools: Iterable[Descriptor], provider: str, *, lossy: bool = Fa
 
 @dataclass(frozen=True)
 class LintResult:
+    """``contract lint``: the problems at ``severity`` or above, and how many less severe
+    ones that filter left out (``hidden``)."""
+
     tools: tuple[str, ...]
     providers: tuple[str, ...]
     problems: tuple[Problem, ...]
+    severity: str = SEVERITIES[-1]
+    hidden: int = 0
+
+    def groups(self) -> list[ProblemGroup]:
+        return group_problems(self.problems)
+
+    @property
+    def decisions(self) -> int:
+        """Problems a person must decide on (export cannot fix them without loss)."""
+        return sum(p.decision for p in self.problems)
+
+    @property
+    def fixable(self) -> int:
+        """Problems export rewrites without changing what the tool accepts."""
+        return len(self.problems) - self.decisions
 
     def to_dict(self) -> dict[str, Any]:
         return {"problems": [p.to_dict() for p in self.problems], "tools": len(self.tools),
-                "providers": list(self.providers)}
+                "providers": list(self.providers),
+                "groups": [g.to_dict() for g in self.groups()],
+                "fixable": self.fixable, "decisions": self.decisions,
+                "severity": self.severity, "hidden": self.hidden}
 
 
 def lint_paths(paths: Sequence[str | os.PathLike[str]],
-               providers: Sequence[str] = PROVIDERS) -> LintResult:
-    """``contract lint``: the descriptors (or any tool list) in ``paths``, linted."""
+               providers: Sequence[str] = PROVIDERS, severity: str = SEVERITIES[-1]
+               ) -> LintResult:
+    """``contract lint``: the descriptors (or any tool list) in ``paths``, linted; only
+    the problems at ``severity`` (``reject`` or ``drop``, the default) or above."""
     tools = read_tools(paths)
     providers = tuple(dict.fromkeys(providers)) or PROVIDERS
-    return LintResult(tuple(tools), providers, tuple(lint(tools.values(), providers)))
+    found = lint(tools.values(), providers)
+    shown = tuple(p for p in found if at_least(p.severity, severity))
+    return LintResult(tuple(tools), providers, shown, severity, len(found) - len(shown))
 
 
 def provider_json(document: Any) -> str:

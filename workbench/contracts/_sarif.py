@@ -70,7 +70,8 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
                                                             c.direction)},
             "properties": {"tool": c.tool, "path": c.path, "direction": c.direction,
                            "severity": c.severity, "consumers": list(c.consumers),
-                           "reason": c.reason, "old": c.old, "new": c.new},
+                           "reason": c.reason, "old": c.old, "new": c.new,
+                           "role": c.role, "side_effect": c.side_effect},
         })
     return sarif_log(rules=rules, results=results, automation_id="workbench-contract-diff/",
                      properties={"tools_old": result.tools_old, "tools_new": result.tools_new,

@@ -118,3 +118,74 @@ def test_diff_contracts_reads_both_sides_and_the_consumers(tmp_path):
     assert [(c.path, c.severity, c.consumers) for c in r.changes] == [
         ("args.owner", "error", ("c",)), ("result.items[*].owner", "info", ())]
     assert r.new_files == {"projects.list": str(tmp_path / "new" / "list.json")}
+
+
+def _removed(side_effect, required=(), closed=False, typ="string"):
+    """`owner` and `x` removed from a tool's arguments, and `id` from its result."""
+    def tool(args, result):
+        schema = {"type": "object", "required": [r for r in required if r in args],
+                  "properties": {a: {"type": typ if a == "owner" else "string"} for a in args}}
+        if closed:
+            schema["additionalProperties"] = False
+        return d("t", side_effect, input=schema, output={
+            "type": "object", "properties": {r: {"type": "string"} for r in result}})
+    r = diff_tools(ToolSet([tool(["owner", "x"], ["id", "n"])]),
+                   ToolSet([tool(["x"], ["n"])]))
+    return {c.path: (c.role, c.side_effect, c.message) for c in r.changes}
+
+
+def test_a_removed_field_is_worded_by_what_it_is_and_what_the_tool_does():
+    """An optional argument of a read is a filter; an argument of a write is an input the
+    write now goes ahead without; a result field is an output, missed differently by a
+    read and by a write; an unknown side effect says so."""
+    read = _removed("read_only")
+    assert read["args.owner"] == ("filter", "read_only", (
+        "t no longer takes the filter owner: an agent that still sends owner is silently "
+        "ignored, so a filter on owner now filters by nothing: the read returns what it "
+        "would without it"))
+    assert read["result.id"] == ("output", "read_only", (
+        "t no longer returns id in its result; an agent selecting by id now sees none"))
+    assert _removed("read_only", required=["owner"])["args.owner"][:2] == ("input", "read_only")
+    assert _removed("read_only", required=["owner"])["args.owner"][2].endswith(
+        "so the read runs without it and may return something else")
+    assert _removed("read_only", typ="boolean")["args.owner"][2] == (
+        "t no longer takes the option owner: an agent that still sends owner is silently "
+        "ignored: the read runs as if owner were not set")
+    write = _removed("write")
+    assert write["args.owner"] == ("input", "write", (
+        "t no longer takes the argument owner: an agent that still sends owner is silently "
+        "ignored, so the write goes ahead without owner"))
+    assert write["result.id"][2] == (
+        "t no longer returns id in its result; an agent that reads id to confirm the write or "
+        "to make its next call finds nothing there, and may take the write as failed and "
+        "repeat it")
+    assert _removed("external_send")["args.owner"][2].endswith(
+        "so the call goes ahead, and what it writes or sends goes out without owner")
+    gone = _removed("destructive")["args.owner"][2]
+    assert "so the destructive call goes ahead without it: if owner narrowed what is " \
+           "destroyed, more is destroyed now [fail-closed: destructive tool]" in gone
+    unknown = _removed(None)
+    assert unknown["args.owner"][:2] == ("input", None)
+    assert "what the tool then does is unknown (it has no side-effect class)" in \
+        unknown["args.owner"][2]
+    assert _removed("read_only", closed=True)["args.owner"][2] == (
+        "t no longer takes the filter owner: an agent that still sends owner is refused: the "
+        "arguments are closed")
+
+
+def test_role_and_side_effect_are_in_the_json_and_tool_changes_have_no_role():
+    r = diff_tools(ToolSet([LIST, GET]), ToolSet([LIST2]))
+    doc = r.to_dict()["changes"]
+    assert [(c["path"], c["role"], c["side_effect"]) for c in doc] == [
+        ("args.owner", "filter", "read_only"), ("result.items[*].owner", "output", "read_only"),
+        ("tool", None, "read_only")]
+
+
+def test_a_changed_default_says_what_the_same_call_now_does():
+    def tool(side, default):
+        return d("t", side, input={"type": "object", "properties": {
+            "private": {"type": "boolean", "default": default}}})
+    for side, verb in (("read_only", "reads"), ("write", "writes"),
+                       ("external_send", "sends"), ("destructive", "destroys"), (None, "runs")):
+        [c] = diff_tools(ToolSet([tool(side, False)]), ToolSet([tool(side, True)])).changes
+        assert f"a call that omits private now {verb} with private=true" in c.message, side

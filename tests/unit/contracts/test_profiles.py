@@ -2,6 +2,8 @@
 does about them (known answers, one provider at a time)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.contracts import descriptor_from_dict, lint
 
@@ -155,3 +157,32 @@ def test_gemini_extensions_go_without_loss_and_no_arguments_need_no_parameters()
 def test_openai_names_the_root_keyword_it_refuses():
     d = _tool({"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}]})
     assert ("/input/oneOf", "oneOf", "reject", "none") in _found("openai", d)
+
+
+def test_problems_group_by_rule_and_fix_with_decisions_first():
+    """Each x- extension is one rule; lossless and lossy problems of one keyword are two
+    groups; the groups needing a decision come first, then the largest."""
+    from workbench.contracts import ProblemGroup  # noqa: F401 (public)
+    from workbench.contracts._profile import group_problems
+
+    d = _tool({"type": "object", "properties": {
+        "a": {"type": "string", "x-a": 1}, "b": {"type": "string", "x-b": 2},
+        "c": {"type": ["string", "null"]}}})
+    problems = lint([d], ["openai", "gemini"])
+    groups = [(g.rule, g.fix, g.count, g.tools, g.decision) for g in group_problems(problems)]
+    assert groups == [
+        ("openai/required", "lossy", 1, 1, True),
+        ("gemini/x-*", "lossless", 2, 1, False),
+        ("openai/required", "lossless", 2, 1, False),
+        ("openai/additionalProperties", "lossless", 1, 1, False)]
+    assert sum(g[2] for g in groups) == len(problems)
+
+
+@given(st.lists(st.text("ab/", max_size=6), max_size=6), st.text("ab/", max_size=10))
+def test_a_problem_inside_a_dropped_subschema_is_found_by_its_prefixes(drops, path):
+    """The prefix lookup is the plain `startswith` scan it replaced, made linear."""
+    from workbench.contracts._profile import _inside
+
+    path = "/" + path
+    dropped = {"/" + d + "/" for d in drops}
+    assert _inside(path, dropped) == any(path.startswith(d) for d in dropped)

@@ -107,28 +107,38 @@ def _values(n: dict[str, Any], path: str, report: Report) -> None:
 
 
 def _recursion(schema: Any, report: Report) -> None:
-    """Report each ``$ref`` that can reach itself again (a recursive schema)."""
+    """Report each ``$ref`` that can reach itself again (a recursive schema): whether a
+    target loops is worked out once per target, not once per use."""
     from ..schema import pointer
 
+    uses = list(walk_refs(schema))
     graph: dict[str, set[str]] = {}
-    for _, ref in walk_refs(schema):
+    for _, ref in uses:
         if ref not in graph:
             try:
                 graph[ref] = {r for _, r in walk_refs(pointer(schema, ref))}
             except KeyError:
                 graph[ref] = set()
-    for path, ref in walk_refs(schema):
-        seen, todo = set(), list(graph.get(ref, ()))
-        while todo:
-            r = todo.pop()
-            if r == ref:
-                report(f"/input{path if path != '/' else ''}/$ref", "$ref", "reject", "none",
-                       f"$ref {ref!r} is recursive; strict tool use takes no recursive "
-                       "schema")
-                break
-            if r not in seen:
-                seen.add(r)
-                todo.extend(graph.get(r, ()))
+    loops: dict[str, bool] = {}
+    for path, ref in uses:
+        if ref not in loops:
+            loops[ref] = _reaches(graph, ref)
+        if loops[ref]:
+            report(f"/input{path if path != '/' else ''}/$ref", "$ref", "reject", "none",
+                   f"$ref {ref!r} is recursive; strict tool use takes no recursive schema")
+
+
+def _reaches(graph: dict[str, set[str]], ref: str) -> bool:
+    seen: set[str] = set()
+    todo = list(graph.get(ref, ()))
+    while todo:
+        r = todo.pop()
+        if r == ref:
+            return True
+        if r not in seen:
+            seen.add(r)
+            todo.extend(graph.get(r, ()))
+    return False
 
 
 def convert(d: Descriptor, report: Report) -> dict[str, Any]:

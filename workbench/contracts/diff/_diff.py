@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ...model import format_path
@@ -46,6 +46,12 @@ class Change:
     reason: str = "policy"   # policy | fail-closed | consumer | relaxes | not-consumed
     old: Any = None
     new: Any = None
+    #: what the field is to the agent: ``filter`` (an optional argument of a read-only
+    #: tool), ``input`` (any other argument), ``output`` (a result field); None for a
+    #: change to the tool as a whole or its error codes
+    role: str | None = None
+    #: the side-effect class the change was worded by: NEW's, else OLD's; None: unknown
+    side_effect: str | None = None
     segments: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     relaxes: bool = field(default=False, compare=False, repr=False)
 
@@ -54,7 +60,8 @@ class Change:
                 "direction": self.direction, "severity": self.severity,
                 "message": self.message, "consumers": list(self.consumers),
                 "policy_severity": self.policy, "reason": self.reason,
-                "old": self.old, "new": self.new}
+                "old": self.old, "new": self.new, "role": self.role,
+                "side_effect": self.side_effect}
 
 
 @dataclass(frozen=True)
@@ -163,8 +170,7 @@ def _raw_changes(o: Descriptor | None, n: Descriptor | None
         a, b = getattr(o, side), getattr(n, side)
         if same_json(a, b):
             continue
-        out += [(SchemaChange(c.kind, (root, *c.path), c.old, c.new, c.keyword, c.sense,
-                              c.closed, c.to), direction)
+        out += [(replace(c, path=(root, *c.path)), direction)
                 for c in schema_changes(a, b, direction)]
     return out
 
@@ -177,7 +183,9 @@ def _judge(o: Descriptor | None, n: Descriptor | None, c: SchemaChange,
     cls = change_class(c, direction)
     policy = class_severity(cls, writes)
     fail_closed = any(x is not None and x.danger == _DESTRUCTIVE for x in (o, n))
-    message = words(d.tool, c, direction, writes, c.path)
+    effect = next((x.side_effect for x in (n, o) if x is not None and x.side_effect), None)
+    role = _role(c, effect)
+    message = words(d.tool, c, direction, writes, c.path, effect=effect, role=role)
     if fail_closed:
         unknown = any(x is not None and x.side_effect is None for x in (o, n))
         message += (" [fail-closed: side-effect class unknown, judged destructive]" if unknown
@@ -185,7 +193,19 @@ def _judge(o: Descriptor | None, n: Descriptor | None, c: SchemaChange,
     return Change(d.tool, c.kind, format_path(c.path), direction,
                   "error" if fail_closed else policy, message, policy=policy,
                   reason="fail-closed" if fail_closed else "policy", old=_plain(c.old),
-                  new=_plain(c.new), segments=c.path, relaxes=cls == "relax")
+                  new=_plain(c.new), role=role, side_effect=effect, segments=c.path,
+                  relaxes=cls == "relax")
+
+
+def _role(c: SchemaChange, effect: str | None) -> str | None:
+    """``filter``, ``input`` or ``output`` (``Change.role``) by where the change is, the
+    field's optionality and the tool's side effect."""
+    root = c.path[0] if c.path else None
+    if root == "result":
+        return "output"
+    if root != "args":
+        return None
+    return "filter" if effect == "read_only" and c.optional and len(c.path) > 1 else "input"
 
 
 def _plain(v: Any) -> Any:
@@ -217,7 +237,6 @@ def _apply_consumers(changes: list[Change], consumers: Sequence[Consumer]) -> li
 
 
 def _with(ch: Change, names: tuple[str, ...], severity: str, reason: str) -> Change:
-    from dataclasses import replace
     return replace(ch, consumers=names, severity=severity, reason=reason)
 
 

@@ -40,6 +40,9 @@ class SchemaChange:
     sense: str | None = None    # widen | narrow | unknown; set | unset | change; up | down …
     closed: bool | None = None  # field gone: whether the new object refuses unknown fields
     to: str | None = None       # field-renamed: the new name
+    #: whether the field (or a property above it) is optional: not in its object's
+    #: ``required`` (the old schema's; the new one's for an added field)
+    optional: bool = False
 
 
 def type_name(sh: Shape) -> str:
@@ -76,8 +79,10 @@ class _Walk:
         self.old, self.new, self.direction = old_root, new_root, direction
         self.out: list[SchemaChange] = []
         self.stack: set[tuple[int, int]] = set()
+        self.optional = False  # the field being walked is optional (or one above it)
 
     def emit(self, kind: str, path: tuple[Segment, ...], **kw: Any) -> None:
+        kw.setdefault("optional", self.optional)
         self.out.append(SchemaChange(kind, path, **kw))
 
     def constraint(self, path: tuple[Segment, ...], keyword: str, old: Any, new: Any,
@@ -88,11 +93,13 @@ class _Walk:
         self.emit(kind, path, old=old, new=new, keyword=keyword, sense=sense)
 
     def walk(self, a_raw: Any, b_raw: Any, path: tuple[Segment, ...],
-             member: bool = False) -> None:
+             member: bool = False, optional: bool | None = None) -> None:
         key = (id(a_raw), id(b_raw))
         if key in self.stack or same_json(a_raw, b_raw, refs=False):  # came round, or equal
             return
         self.stack.add(key)
+        outer = self.optional
+        self.optional = outer if optional is None else optional
         try:
             a, b = shape(self.old, a_raw), shape(self.new, b_raw)
             if not member:
@@ -111,6 +118,7 @@ class _Walk:
                 self.array(a, b, path)
         finally:
             self.stack.discard(key)
+            self.optional = outer
 
     def notes(self, a: Shape, b: Shape, path: tuple[Segment, ...]) -> None:
         if a.description != b.description:
@@ -175,27 +183,29 @@ class _Walk:
         added = [k for k in pb if k not in pa]
         renamed = self.renames(pa, pb, removed, added)
         closed = b.additional == CLOSED
+        was = {k: self.optional or k not in a.required for k in pa}  # optional in OLD
         for k in removed:
             if k in renamed:
                 self.emit("field-renamed", (*path, k), old=k, new=renamed[k], to=renamed[k],
-                          closed=closed)
+                          closed=closed, optional=was[k])
             else:
                 self.emit("field-removed", (*path, k), old=type_name(shape(self.old, pa[k])),
-                          closed=closed)
+                          closed=closed, optional=was[k])
         targets = set(renamed.values())
         for k in added:
             if k not in targets:
                 self.emit("field-added", (*path, k), new=type_name(shape(self.new, pb[k])),
-                          keyword="required" if k in b.required else None)
+                          keyword="required" if k in b.required else None,
+                          optional=self.optional or k not in b.required)
         for k in pa:
             if k in pb:
-                self.walk(pa[k], pb[k], (*path, k))
+                self.walk(pa[k], pb[k], (*path, k), optional=was[k])
         for k in sorted(b.required - a.required):
             if k not in targets and (k not in added or self.direction == "input"):
-                self.emit("required-added", (*path, k))
+                self.emit("required-added", (*path, k), optional=was.get(k, True))
         for k in sorted(a.required - b.required):
             if k not in removed:
-                self.emit("required-removed", (*path, k))
+                self.emit("required-removed", (*path, k), optional=was.get(k, True))
         self.content_model(a, b, path)
 
     def renames(self, pa: dict[str, Any], pb: dict[str, Any], removed: list[str],

@@ -106,16 +106,52 @@ def _errors(tool: str, c: SchemaChange, writes: bool) -> str | None:
     return None
 
 
-def _field(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...]) -> str:
+#: what a call that still sends a removed argument does, by the tool's side effect
+_WITHOUT = {
+    "read_only": "the read runs without it and may return something else",
+    "idempotent_write": "the write goes ahead without {name}",
+    "write": "the write goes ahead without {name}",
+    "external_send": "the call goes ahead, and what it writes or sends goes out without "
+                     "{name}",
+    "destructive": "the destructive call goes ahead without it: if {name} narrowed what "
+                   "is destroyed, more is destroyed now",
+}
+_UNKNOWN = ("the call goes ahead without it, and what the tool then does is unknown (it "
+            "has no side-effect class)")
+#: what an agent misses when a result field it reads is gone, by the side effect
+_UNREAD = {
+    "read_only": "an agent selecting by {name} now sees none",
+    "destructive": "an agent that reads {name} to learn what was destroyed finds nothing "
+                   "there",
+}
+_UNREAD_WRITE = ("an agent that reads {name} to confirm the write or to make its next call "
+                 "finds nothing there, and may take the write as failed and repeat it")
+_UNREAD_UNKNOWN = "an agent reading {name} finds nothing there"
+
+
+def _field(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...],
+           effect: str | None, role: str | None) -> str:
     rel, name, inp = _rel(path), _name(path), d == "input"
     k = c.kind
     if k == "field-removed" or k == "field-renamed":
-        gone = (f"renamed {rel} to {_rel((*path[:-1], c.to))}" if k == "field-renamed" else
-                f"no longer {'takes' if inp else 'returns'} {rel}")
+        what = ("argument" if role != "filter" else "option" if c.old == "boolean" else
+                "filter")
+        gone = (f"renamed the {what} {rel} to {_rel((*path[:-1], c.to))}" if inp else
+                f"renamed {rel} to {_rel((*path[:-1], c.to))}") if k == "field-renamed" else (
+            f"no longer takes the {what} {rel}" if inp else f"no longer returns {rel}")
         if not inp:
-            return f"{tool} {gone} in its result; an agent selecting by {name} now sees none"
-        fate = ("refused: the arguments are closed" if c.closed else
-                f"silently ignored, so a filter on {name} now filters by nothing")
+            unread = _UNREAD.get(effect or "", _UNREAD_WRITE if effect else _UNREAD_UNKNOWN)
+            return f"{tool} {gone} in its result; {unread.format(name=name)}"
+        if c.closed:
+            fate = "refused: the arguments are closed"
+        elif role == "filter" and c.old == "boolean":  # a switch, not a narrowing
+            fate = f"silently ignored: the read runs as if {name} were not set"
+        elif role == "filter":
+            fate = (f"silently ignored, so a filter on {name} now filters by nothing: the "
+                    "read returns what it would without it")
+        else:
+            fate = "silently ignored, so " + _WITHOUT.get(effect or "", _UNKNOWN).format(
+                name=name)
         return f"{tool} {gone}: an agent that still sends {name} is {fate}"
     if k == "field-added":
         if inp:
@@ -128,10 +164,11 @@ def _field(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...]) -> str:
     if k == "required-removed":
         return (f"{tool} no longer requires {rel}" if inp else
                 f"{tool} may now leave out {rel}: an agent reading it may find nothing there")
-    return _value(tool, c, d, path)
+    return _value(tool, c, d, path, effect)
 
 
-def _value(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...]) -> str:
+def _value(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...],
+           effect: str | None) -> str:
     rel, name, inp, k = _rel(path), _name(path), d == "input", c.kind
     if k == "type-changed":
         return _type(tool, c, inp, rel)
@@ -145,7 +182,7 @@ def _value(tool: str, c: SchemaChange, d: str, path: tuple[Any, ...]) -> str:
                 "refused" if inp else
                 f"{tool} no longer returns {_v(c.old)} for {rel}: a branch on it never fires")
     if k == "default-changed":
-        return _default(tool, c, inp, name)
+        return _default(tool, c, inp, name, effect)
     if k in ("constraint-narrowed", "constraint-widened"):
         return _constraint(tool, c, inp, rel)
     if k == "additional-properties-closed":
@@ -182,7 +219,12 @@ def _type(tool: str, c: SchemaChange, inp: bool, rel: str) -> str:
     return f"{rel} in {tool}'s {_side(d)} went from {c.old} to {c.new}{tail}"
 
 
-def _default(tool: str, c: SchemaChange, inp: bool, name: str) -> str:
+#: what the same call does after a default changed, by the tool's side effect
+_NOW = {"read_only": "reads with", "idempotent_write": "writes with", "write": "writes with",
+        "external_send": "sends with", "destructive": "destroys with"}
+
+
+def _default(tool: str, c: SchemaChange, inp: bool, name: str, effect: str | None) -> str:
     if c.sense == "set":
         head = f"{tool} now defaults {name} to {_v(c.new)}"
     elif c.sense == "unset":
@@ -195,7 +237,9 @@ def _default(tool: str, c: SchemaChange, inp: bool, name: str) -> str:
         head = f"{tool}'s default for {name} {verb} from {_v(c.old)} to {_v(c.new)}"
     if not inp:
         return head + " (in its result schema)"
-    now = f"runs with {name}={_v(c.new)}" if c.sense != "unset" else "runs without it"
+    verb = _NOW.get(effect or "", "runs with")
+    now = (f"{verb} {name}={_v(c.new)}" if c.sense != "unset" else
+           f"{verb.split()[0]} without it")
     return f"{head}: a call that omits {name} now {now}"
 
 
@@ -218,13 +262,16 @@ def _constraint(tool: str, c: SchemaChange, inp: bool, rel: str) -> str:
 
 
 def words(tool: str, c: SchemaChange, direction: str, writes: bool,
-          path: tuple[Any, ...]) -> str:
+          path: tuple[Any, ...], *, effect: str | None = None, role: str | None = None
+          ) -> str:
     """The message of one change to ``tool`` (``path``: the full path, ``args`` or
-    ``result`` first for a schema change)."""
+    ``result`` first for a schema change), worded by what the field is (``role``:
+    ``filter``, ``input``, ``output``) and by what the tool does (``effect``, its
+    side-effect class; None: unknown)."""
     fns: tuple[Callable[[], str | None], ...] = (
         lambda: _tool_words(tool, c), lambda: _errors(tool, c, writes))
     for fn in fns:
         text = fn()
         if text is not None:
             return text
-    return _field(tool, c, direction, path)
+    return _field(tool, c, direction, path, effect, role)
