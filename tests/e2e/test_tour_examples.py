@@ -26,8 +26,6 @@ import pytest
 
 from tests.support import EXAMPLES, run
 
-pytestmark = pytest.mark.slow
-
 API = "traces/examples/projects-api"
 RUN_TRACE = "c8adfb777a22debce34e9dd209edd45a"      # run.har, ingested
 MINIMIZED = "171224028c1ac964a5875de7a27d866a"      # its minimized trace
@@ -76,6 +74,7 @@ def _json(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, Any]:
     return code, json.loads(out)
 
 
+@pytest.mark.slow
 def test_the_example_finding_is_found_shrunk_reproduced_and_closed(tour, capsys):
     openapi = f"{API}/openapi.yaml"
     with running("double-write") as url:
