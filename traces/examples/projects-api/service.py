@@ -167,7 +167,10 @@ class Handler(BaseHTTPRequestHandler):
         api: Api = self.server.api
         path = urlsplit(self.path).path
         parts = path.split("/")
-        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        length = self.headers.get("Content-Length") or "0"
+        if not length.isdigit() or int(length) > 1 << 20:
+            return self.reply(*_error(400, "bad_length", "Content-Length is up to 1 MiB"))
+        raw = self.rfile.read(int(length))
         if path == "/v1/approvals":
             op, pid = "request_approval", ""
         elif len(parts) == 5 and parts[:3] == ["", "v1", "projects"] and parts[4] == "archive":
