@@ -53,7 +53,8 @@ DIRECTIVE = re.compile(
 #: blocks not run here: templates a reader fills in, and the set-up commands .ci/run runs
 NOT_RUN = {"template", "set-up"}
 LONG_RUNNING = re.compile(r"^(?:workbench\s+(?:--\S+\s+)*(?:lab|serve|collect|mcp)\b)")
-ASSIGNMENT = re.compile(r"^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=\S*\s*(?:#.*)?$")
+ASSIGNMENT = re.compile(
+    r"^(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*=(?:\"[^\"]*\"|'[^']*'|\S*)\s*(?:#.*)?$")
 #: the most template blocks the pages may hold: a tour of templates proves nothing
 MAX_TEMPLATES = 6
 COMMAND_TIMEOUT = 600
