@@ -3,10 +3,11 @@
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
 (OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
 OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
-OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
-``jsonl`` (our own format, reader and writer side by side). An adapter reads a
-``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
-the one guard against odd values, ``malformed``); the ingest pipeline does the rest.
+mini-swe-agent, OpenHands, tau-bench, ATIF and its writer), ``mcp``, ``http`` (HAR,
+VCR, Pact, server-sent events) and ``jsonl`` (our own format, reader and writer side
+by side). An adapter reads a ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo``
+(``_adapter``, which also holds the one guard against odd values, ``malformed``); the
+ingest pipeline does the rest.
 Formats depend on ``workbench.model`` only.
 """
 
@@ -20,7 +21,17 @@ from ._adapter import (
     unrecognised,
 )
 from ._decode import loads_exact, split_lines
-from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
+from .agents import (
+    ATIF,
+    ATIF_VERSION,
+    CLAUDE_CODE,
+    INSPECT,
+    MINI_SWE_AGENT,
+    OPENHANDS,
+    SWE_AGENT,
+    TAU_BENCH,
+    atif_rows,
+)
 from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
@@ -29,6 +40,8 @@ from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
 
 __all__ = [
     "ANTHROPIC",
+    "ATIF",
+    "ATIF_VERSION",
     "CLAUDE_CODE",
     "HAR",
     "INSPECT",
@@ -36,6 +49,7 @@ __all__ = [
     "JSONL_HEADER",
     "LANGFUSE",
     "MCP",
+    "MINI_SWE_AGENT",
     "ODD_VALUE_ERRORS",
     "OPENAI",
     "OPENHANDS",
@@ -49,6 +63,7 @@ __all__ = [
     "RawEvent",
     "SourceFile",
     "TraceInfo",
+    "atif_rows",
     "loads_exact",
     "open_source",
     "otlp_rows",

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from ..formats import (
     ANTHROPIC,
+    ATIF,
     CLAUDE_CODE,
     HAR,
     INSPECT,
     JSONL,
     LANGFUSE,
     MCP,
+    MINI_SWE_AGENT,
     OPENAI,
     OPENHANDS,
     OTEL_JSON,
@@ -28,8 +30,8 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
-                                   SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
-                                   ANTHROPIC, OPENAI)
+                                   SWE_AGENT, MINI_SWE_AGENT, ATIF, OPENHANDS, CLAUDE_CODE,
+                                   HAR, VCR, PACT, MCP, ANTHROPIC, OPENAI)
 
 
 def format_names() -> list[str]:
