@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests.support import assert_reads_or_refuses, with_odd_values
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
 from workbench.formats.agents._atif import ATIF
@@ -264,3 +267,24 @@ def test_truncated_json_is_invalid_json(tmp_path: Path) -> None:
     text = json.dumps(traj(user("q")))
     with pytest.raises(InvalidJSONError):
         list(ATIF.read(source(tmp_path / "t.json", text[:-5])))
+
+
+# --- odd values anywhere in a real trajectory: a clear error or events, never a crash --
+
+_REAL = [json.loads(p.read_text()) for p in sorted(
+    (Path(__file__).resolve().parents[3] / "corpus").glob("*-atif/*.json"))]
+_V17 = traj(user("q"), agent("", [call("c1", "delegate", t="x")],
+                             [{"source_call_id": "c1", "content": "ok",
+                               "subagent_trajectory_ref": [{"trajectory_id": "s"}]}]),
+            subagent_trajectories=[{"schema_version": "ATIF-v1.7", "trajectory_id": "s",
+                                    "agent": {"name": "sub", "version": "1"},
+                                    "steps": [{"step_id": 1, "source": "user",
+                                               "message": "x"}]}])
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(range(len(_REAL) + 1)), st.data())
+def test_odd_values_never_crash(tmp_path_factory: pytest.TempPathFactory, n: int,
+                                data: st.DataObject) -> None:
+    doc = with_odd_values(data, [*_REAL, _V17][n])
+    assert_reads_or_refuses(ATIF, write(tmp_path_factory.mktemp("odd"), doc))

@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from tests.support import assert_reads_or_refuses, with_odd_values
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
 from workbench.formats.agents._atif import ATIF
@@ -181,3 +184,17 @@ def test_bad_files_are_refused(tmp_path: Path, doc: Any, words: str) -> None:
     with pytest.raises(InvalidTraceError, match=words) as exc:
         list(MINI_SWE_AGENT.read(write(tmp_path, doc)))
     assert exc.value.hint and "mini-swe-agent" in exc.value.hint
+
+
+# --- odd values anywhere in a real trajectory: a clear error or events, never a crash --
+
+_SMALL = [json.loads((CORPUS / name).read_text()) for name in (
+    "harbor-rfc-hello-world.traj.json", "pvlib__pvlib-python-1606.traj.json")]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(range(len(_SMALL))), st.data())
+def test_odd_values_never_crash(tmp_path_factory: pytest.TempPathFactory, n: int,
+                                data: st.DataObject) -> None:
+    doc = with_odd_values(data, _SMALL[n])
+    assert_reads_or_refuses(MINI_SWE_AGENT, write(tmp_path_factory.mktemp("odd"), doc))
