@@ -258,13 +258,15 @@ class AtifWalk:
 
 
 def _status(extra: Any) -> tuple[str, dict[str, Any] | None]:
-    """``error`` when a result's ``extra`` says so (``is_error: true`` or ``status:
-    "error"``, as some producers write); ATIF itself has no error field."""
+    """A result's status: ``error`` when its ``extra`` says so (``is_error: true`` or
+    ``status: "error"``, as some producers write; ATIF itself has no error field),
+    ``unset`` when ``extra.status`` says the source did not know (the workbench's own
+    export), else ``ok``."""
     x = obj(extra)
     if x.get("is_error") is True or x.get("status") == "error":
         why = x.get("error") or x.get("message") or "the tool reported an error"
         return "error", {"message": why if isinstance(why, str) else str(why)}
-    return "ok", None
+    return ("unset" if x.get("status") == "unset" else "ok"), None
 
 
 def _step_attrs(step: dict[str, Any]) -> dict[str, Any]:

@@ -286,6 +286,8 @@ class _Writer:
                 res["extra"] = {"status": "error", **({"error": err["message"]}
                                                       if isinstance(err.get("message"), str)
                                                       else {})}
+            elif c["status"] == "unset":  # a result whose outcome the source did not say
+                res["extra"] = {"status": "unset"}
             if c["event_id"] in refs:
                 res["subagent_trajectory_ref"] = refs[c["event_id"]]
             results.append(res)
