@@ -119,9 +119,10 @@ class _Writer:
         versions = _dict(trace.get("versions"))
         known = _dict(_dict(trace.get("attrs")).get("atif.agent"))
         who = _dict(versions.get("agent"))
+        service = _dict(versions.get("service")).get("name")  # an OTel trace's service
         agent: dict[str, Any] = {
-            "name": str(known.get("name") or who.get("name") or trace.get("source_format")
-                        or "unknown"),
+            "name": str(known.get("name") or who.get("name") or service
+                        or trace.get("source_format") or "unknown"),
             "version": str(known.get("version") or who.get("version") or "unknown")}
         model = versions.get("model")
         if isinstance(model, str) and model:
