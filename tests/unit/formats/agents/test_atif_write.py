@@ -198,6 +198,8 @@ def trajectories(draw: st.DrawFn) -> dict[str, Any]:
                                 "extra": {"status": "error", "error": "failed"}})
         if cs:
             step["tool_calls"] = cs
+        if len(cs) == len(results) == 1 and draw(st.booleans()):
+            del results[0]["source_call_id"]  # Terminus: the step's one output, no id
         if results:
             step["observation"] = {"results": draw(st.permutations(results))}
         if draw(st.booleans()):
