@@ -1,7 +1,8 @@
 """Writing ATIF-v1.7: events (store rows) as one Agent Trajectory Interchange Format
 document, which the ``atif`` adapter (and Harbor's tools) read back.
 
-- a ``message`` is a ``user`` step (``system`` for system and developer messages);
+- a ``message`` is a ``user`` step (``system`` for system and developer messages,
+  ``agent`` for an assistant's);
 - an ``llm_call`` is an ``agent`` step: its assistant text, reasoning, model, token
   usage as ``metrics``; its ``tool_call`` children are the step's ``tool_calls`` and
   their results its ``observation`` (``source_call_id`` the call's id); an error's
@@ -214,7 +215,8 @@ class _Writer:
 
     def _message(self, e: dict[str, Any], consumed: set[str],
                  refs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
-        source = "system" if e["name"] in ("system", "developer") else "user"
+        source = "system" if e["name"] in ("system", "developer") else \
+            "agent" if e["name"] in ("assistant", "model", "agent") else "user"
         step = self._step(e, source, _content(e["result"]))
         results = [self._loose(o, consumed, refs) for o in self.children.get(e["event_id"], [])
                    if o["kind"] == "other" and o["name"] == "observation"]
