@@ -223,3 +223,11 @@ def test_round_trip_keeps_calls_arguments_and_results(doc: dict[str, Any]) -> No
                 for c in s.get("tool_calls", [])]
         assert [(name, args) for name, args, _, _ in calls(rows)] == want
         assert calls(again) == calls(rows)
+
+
+def test_message_roles_become_step_sources() -> None:
+    rows = [row(f"m{i}", i, "message", role, result={"role": role, "content": role})
+            for i, role in enumerate(["system", "developer", "user", "assistant", "tool"])]
+    doc = atif_rows(rows, "t")
+    valid(doc)
+    assert [s["source"] for s in doc["steps"]] == ["system", "system", "user", "agent", "user"]
