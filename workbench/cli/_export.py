@@ -1,5 +1,5 @@
-"""``workbench export``: a stored trace or a fixture as JSONL or OTLP, readable without
-the workbench."""
+"""``workbench export``: a stored trace or a fixture as JSONL, OTLP or ATIF, readable
+without the workbench."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ..fixtures import (
     export_rows,
     load_fixture,
     resolve_fixture,
+    trace_facts,
 )
 from ..model import UsageError
 from ..store import Store, output_path, resolve_store_path
@@ -25,6 +26,7 @@ EXAMPLE = """examples:
   workbench export 4bf92f35 > incident.jsonl
   workbench export 4bf92f35 --out incident.jsonl --json
   workbench export archive-incident/v2 --format otlp --out archive.otlp.json
+  workbench export 4bf92f35 --format atif --out trajectory.json
   workbench export traces/fixtures/archive-incident/v1 > archive.jsonl
 TARGET is a fixture when it is a fixture folder (or a file in one) or NAME[/vN] under
 --fixtures (the latest version for a bare NAME); otherwise a trace id of the store.
@@ -35,7 +37,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("export", help=summary("export"),
                        description="Write a stored trace or a fixture's events as "
                        "workbench JSONL (one event per line, JSON values parsed; `workbench "
-                       "ingest` reads it back losslessly) or as OTLP/JSON spans.",
+                       "ingest` reads it back losslessly), as OTLP/JSON spans, or as an ATIF-v1.7 "
+                       "trajectory (Harbor's Agent Trajectory Interchange Format).",
                        epilog=EXAMPLE, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("target", metavar="TARGET",
                    help="a trace id (or unique prefix), a fixture folder, or NAME[/vN]")
@@ -65,7 +68,7 @@ def _writer(args: argparse.Namespace) -> tuple[str, str, Any]:
     def write(out: IO[bytes]) -> int:
         rows = store.sql("SELECT * FROM events WHERE trace_id = ? ORDER BY seq",
                          [trace_id]).to_pylist()
-        return export_rows(rows, args.format, out, trace_id)
+        return export_rows(rows, args.format, out, trace_id, trace_facts(store, trace_id))
     return "trace_id", trace_id, write
 
 

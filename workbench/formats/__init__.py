@@ -3,9 +3,10 @@
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
 (OTLP JSON, SDK span JSON, Phoenix, any-agent, Langfuse, and the OTLP writer), ``chat``
 (Anthropic and OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Codex CLI,
-Gemini CLI, Inspect, SWE-agent, OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact,
-server-sent events) and ``jsonl`` (our own format, reader and writer side by side).
-An adapter reads a ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo``
+Gemini CLI, Inspect, SWE-agent, mini-swe-agent, OpenHands, tau-bench, ATIF and its
+writer), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and ``jsonl`` (our own
+format, reader and writer side by side). An adapter reads a ``SourceFile`` and yields
+``RawEvent`` and ``TraceInfo``
 (``_adapter``, which also holds the one guard against odd values, ``malformed``); the
 ingest pipeline does the rest.
 Formats depend on ``workbench.model`` only.
@@ -22,14 +23,18 @@ from ._adapter import (
 )
 from ._decode import loads_exact, split_lines
 from .agents import (
+    ATIF,
+    ATIF_VERSION,
     CLAUDE_CODE,
     CODEX,
     CODEX_EXEC,
     GEMINI_CLI,
     INSPECT,
+    MINI_SWE_AGENT,
     OPENHANDS,
     SWE_AGENT,
     TAU_BENCH,
+    atif_rows,
 )
 from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
@@ -40,6 +45,8 @@ from .otel import ANY_AGENT, LANGFUSE, OTEL_JSON, OTLP, PHOENIX, otlp_rows
 __all__ = [
     "ANTHROPIC",
     "ANY_AGENT",
+    "ATIF",
+    "ATIF_VERSION",
     "CLAUDE_CODE",
     "CODEX",
     "CODEX_EXEC",
@@ -50,6 +57,7 @@ __all__ = [
     "JSONL_HEADER",
     "LANGFUSE",
     "MCP",
+    "MINI_SWE_AGENT",
     "ODD_VALUE_ERRORS",
     "OPENAI",
     "OPENHANDS",
@@ -64,6 +72,7 @@ __all__ = [
     "RawEvent",
     "SourceFile",
     "TraceInfo",
+    "atif_rows",
     "loads_exact",
     "open_source",
     "otlp_rows",

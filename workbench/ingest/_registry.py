@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..formats import (
     ANTHROPIC,
     ANY_AGENT,
+    ATIF,
     CLAUDE_CODE,
     CODEX,
     CODEX_EXEC,
@@ -14,6 +15,7 @@ from ..formats import (
     JSONL,
     LANGFUSE,
     MCP,
+    MINI_SWE_AGENT,
     OPENAI,
     OPENHANDS,
     OTEL_JSON,
@@ -33,8 +35,9 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, PHOENIX, ANY_AGENT, LANGFUSE,
-                                   INSPECT, TAU_BENCH, SWE_AGENT, OPENHANDS, CLAUDE_CODE, CODEX,
-                                   CODEX_EXEC, GEMINI_CLI, HAR, VCR, PACT, MCP, ANTHROPIC, OPENAI)
+                                   INSPECT, TAU_BENCH, SWE_AGENT, MINI_SWE_AGENT, ATIF, OPENHANDS,
+                                   CLAUDE_CODE, CODEX, CODEX_EXEC, GEMINI_CLI, HAR, VCR, PACT, MCP,
+                                   ANTHROPIC, OPENAI)
 
 
 def format_names() -> list[str]:
