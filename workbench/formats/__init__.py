@@ -20,6 +20,7 @@ from ._adapter import (
     unrecognised,
 )
 from ._decode import loads_exact, split_lines
+from ._tooldefs import TOOL_DEFINITION_HINT, tool_definition, tool_definition_error
 from .agents import CLAUDE_CODE, INSPECT, OPENHANDS, SWE_AGENT, TAU_BENCH
 from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
@@ -44,6 +45,7 @@ __all__ = [
     "PACT",
     "SWE_AGENT",
     "TAU_BENCH",
+    "TOOL_DEFINITION_HINT",
     "VCR",
     "Adapter",
     "RawEvent",
@@ -53,6 +55,8 @@ __all__ = [
     "open_source",
     "otlp_rows",
     "split_lines",
+    "tool_definition",
+    "tool_definition_error",
     "unrecognised",
     "write_jsonl",
 ]
