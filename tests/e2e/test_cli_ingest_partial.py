@@ -218,6 +218,8 @@ def test_a_tool_definition_named_alone_is_exit_2_with_the_hint(capsys, store_dir
     ({"tools": [{"functionDeclarations": [{"name": "a"}]}]}, "a tools/list result"),
     ({"version": 1, "tool": "projects.archive", "input": {"type": "object"}},
      "a tool descriptor"),
+    ({"version": 1, "tools": [{"tool": "a.b", "input": {"type": "object"}}]},
+     "a tool descriptor manifest"),
     ({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": {}},
      "an OpenAPI document"),
 ])

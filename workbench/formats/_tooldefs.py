@@ -104,6 +104,10 @@ def shape(doc: Any) -> str | None:
         return "an OpenAPI document"
     if "swagger" in doc and isinstance(doc.get("paths"), dict):
         return "a Swagger document"
+    tools = doc.get("tools")
+    if "version" in doc and isinstance(tools, list) and tools and all(
+            isinstance(t, dict) and isinstance(t.get("tool"), str) for t in tools):
+        return "a tool descriptor manifest"
     if _tools_only(doc):
         return "a tool descriptor manifest" if "version" in doc else "a tools/list result"
     result = doc.get("result")
