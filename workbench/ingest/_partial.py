@@ -127,13 +127,21 @@ def pick_sources(files: list[tuple[Path, bool]], store: Store, forced: Adapter |
         except InputError as exc:
             if from_dir:
                 skipped.append({"path": masked(src.display), "reason": (
-                    "not a trace file" if what is None else TOOL_DEFINITION_HINT)})
+                    TOOL_DEFINITION_HINT if what is not None else _not_a_trace(exc))})
             else:
                 refusals.refuse(src.display, exc)
             continue
         seen.add(src.sha256)
         sources.append((src, adapter))
     return sources
+
+
+def _not_a_trace(exc: InputError) -> str:
+    """Why a file of a folder is passed over: no format knows it, and when its head said
+    more (JSON that does not parse, a limit broken, another encoding), what."""
+    if exc.code in ("UNKNOWN_FORMAT", "EMPTY_INPUT"):
+        return "not a trace file"
+    return f"not a trace file ({exc.code})"
 
 
 def readable(staged: list[S], sources: list[tuple[SourceFile, Adapter]], store: Store,
