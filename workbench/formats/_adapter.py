@@ -238,16 +238,8 @@ def not_json_constant(data: bytes, pos: int | None = None) -> str | None:
             "a string)") if bad else None
 
 
-def _document(text: bytes, whole: bool) -> bool:
-    """Whether ``text`` is one JSON document of many lines (or, cut by the head, may
-    be one)."""
-    if not whole:
-        return True
-    try:
-        loads(text)
-    except ValueError:  # not JSON, or beyond a limit
-        return False
-    return True
+#: how the first line of a pretty-printed JSON document ends
+_OPENERS = (b"{", b"[", b",", b":")
 
 
 _CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\f")
@@ -300,10 +292,12 @@ def unrecognised(source: SourceFile) -> InputError | None:
         except JSONDecodeError as exc:
             bad = not_json_constant(part, getattr(exc, "pos", None))
             why = bad or getattr(exc, "msg", str(exc)).split("\n")[0]
-            # a first line that merely stops early may open a document of many lines
-            if not bad and nl and what == "line 1" and why.startswith(
-                    "unexpected end of data") and _document(text, whole):
-                return None  # JSON, of a shape no format knows
+            # a first line such as `{` opens a document of many lines: the document
+            # (when the head holds it all) says whether it is JSON
+            if not bad and nl and what == "line 1" and first.rstrip().endswith(_OPENERS):
+                if not whole:
+                    return None
+                continue
             if bad or what == "the document" or nl:
                 return InvalidJSONError(f"{where}: {what} starts like JSON but is not: {why}",
                                         file=where, line=1 if what == "line 1" else None)
