@@ -266,3 +266,13 @@ def test_a_sub_agent_side_file_is_named_as_merged(capsys, store_dir):
     code, out, _ = run(capsys, "ingest", SPOTTER, "--store", store_dir.parent / "again")
     assert code == 0
     assert f"merged {sub} into {SESSION}  <- {session}" in out
+
+
+def test_a_folder_of_only_broken_files_stores_nothing_and_says_so(capsys, store_dir, tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "cut.json").write_bytes((PACTS / sorted(PACT_EVENTS)[0]).read_bytes()[:700])
+    code, out, err = run(capsys, "ingest", d, "--store", store_dir)
+    assert code == 4
+    assert out.strip() == "1 file refused (listed on stderr); nothing stored"
+    assert err.startswith(f"refused {d / 'cut.json'}: error[INVALID_JSON]")

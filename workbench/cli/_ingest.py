@@ -75,8 +75,9 @@ def _text(result: IngestResult, store: Store) -> str:
     elif not result.skipped and not result.refused:
         lines.append("nothing to ingest")
     if result.refused:
-        lines.append(f"{len(result.refused)} file{'s' if len(result.refused) > 1 else ''} "
-                     "refused (listed on stderr); every other file was read")
+        n = len(result.refused)
+        lines.append(f"{n} file{'s' if n > 1 else ''} refused (listed on stderr); "
+                     + ("every other file was read" if result.traces else "nothing stored"))
     return "\n".join(lines)
 
 
