@@ -276,3 +276,16 @@ def test_a_folder_of_only_broken_files_stores_nothing_and_says_so(capsys, store_
     assert code == 4
     assert out.strip() == "1 file refused (listed on stderr); nothing stored"
     assert err.startswith(f"refused {d / 'cut.json'}: error[INVALID_JSON]")
+
+
+def test_a_tool_definition_named_with_other_files_is_refused(capsys, store_dir):
+    pact = PACTS / sorted(PACT_EVENTS)[0]
+    code, out, err = run(capsys, "ingest", pact, SNAPS / "get_gist.snap", "--store", store_dir,
+                         "--json")
+    assert code == 4
+    doc = json.loads(out)
+    assert [t["source"] for t in doc["traces"]] == [str(pact)]
+    assert [(r["path"], r["code"], r["hint"]) for r in doc["refused"]] == [
+        (str(SNAPS / "get_gist.snap"), "TOOL_DEFINITION",
+         f"a tool definition: use `workbench contract import` {SNAPS / 'get_gist.snap'}")]
+    assert err.startswith(f"refused {SNAPS / 'get_gist.snap'}: error[TOOL_DEFINITION]: an MCP")
