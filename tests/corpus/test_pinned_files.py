@@ -17,6 +17,10 @@ what is pinned::
         findings: {rule-id: 1}   # with ``rules``: findings per rule ({} for none)
       notes.json:
         skipped: a tool definition   # not a trace: skipped with this reason (prefix)
+      broken.json:
+        refused: INVALID_JSON        # recognised, not readable: refused with this code
+      session/subagents/agent-1.jsonl:
+        merged: session.jsonl        # its events joined the trace of that file
 
 Every file of the folder other than ``SOURCE.md`` and ``pins.yaml`` must be listed, so
 nothing is added unpinned. These folders live in the repository: the test never skips.
@@ -70,9 +74,9 @@ def observed(folder: Path, store_dir: Path, rules_file: str | None) -> dict[str,
     for s in result.skipped:
         out[Path(s["path"]).resolve().relative_to(folder.resolve()).as_posix()] = {
             "skipped": s["reason"]}
-    for s in getattr(result, "refused", []) or []:
+    for s in result.refused:
         name = Path(s["path"]).resolve().relative_to(folder.resolve()).as_posix()
-        out[name] = {"refused": s.get("code")}
+        out[name] = {"refused": s["code"]}
     findings: Counter[tuple[str, str]] = Counter()
     rules = None
     if rules_file is not None:
@@ -84,6 +88,11 @@ def observed(folder: Path, store_dir: Path, rules_file: str | None) -> dict[str,
         name = Path(t.source).resolve().relative_to(folder.resolve()).as_posix()
         by_file.setdefault(name, []).append(t.trace_id)
         out.setdefault(name, {"format": t.format})
+    for m in result.merged:
+        name = Path(m["path"]).resolve().relative_to(folder.resolve()).as_posix()
+        if name not in by_file:  # a file with traces of its own is pinned by those
+            out[name] = {"merged": Path(m["source"]).resolve().relative_to(
+                folder.resolve()).as_posix()}
     for name, ids in by_file.items():
         rows = [tuple(r.values()) for r in store.sql(
             "SELECT event_id, parent_id, kind, status, trace_id FROM events "
@@ -122,6 +131,9 @@ def test_folder_gives_what_is_pinned(folder: Path, tmp_path: Path) -> None:
         got = seen.get(name, {})
         if "skipped" in want:
             assert str(got.get("skipped", "")).startswith(want["skipped"]), (name, got)
+            continue
+        if "refused" in want or "merged" in want:
+            assert got == want, name
             continue
         assert got == {**want, **({} if "findings" in want or not pins.get("rules")
                                    else {"findings": {}})}, name

@@ -274,6 +274,13 @@ _LINE = json.dumps(_EVENT)
      "NaN is not a JSON value"),
     ("truncated-line", b'{"trace_id": "a", "x": [1, 2\n{"b": 1}\n', "INVALID_JSON",
      "line 1 starts like JSON but is not"),
+    # a pretty-printed document no format knows: its first line `{` alone is not JSON,
+    # the document is, so it is unknown, not broken
+    ("unknown-pretty-document", json.dumps({"captureDate": "x", "results": [1]},
+                                           indent=2).encode(),
+     "UNKNOWN_FORMAT", "no known trace format"),
+    ("broken-pretty-document", b'{\n  "a": 1,\n  "b": ]\n}\n', "INVALID_JSON",
+     "the document starts like JSON but is not"),
     ("first-line-beyond-detection", b'{"a": "' + b"x" * (1 << 20) + b'"}\n{}\n',
      "UNKNOWN_FORMAT", "first line is longer than 1,048,576 bytes"),
 ])

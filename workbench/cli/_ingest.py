@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ..ingest import IngestProgress, IngestResult, format_names, ingest
@@ -15,6 +16,10 @@ EXAMPLE = """examples:
   workbench ingest spans/*.jsonl --format otlp --json
   workbench ingest exports/          # every trace file under a folder
   workbench ingest synthetic.jsonl --no-redact   # keep values as they are (no secrets)
+  workbench ingest exports/ --strict # all or nothing: any unreadable file stores nothing
+
+exit status 4 (partial): of a folder or several files, some could not be read; they are
+listed (stderr, and "refused" with --json) and every other file was stored.
 """
 
 
@@ -38,6 +43,10 @@ def register(sub: Any) -> None:
                    help="memory for this ingest and its worker processes together, e.g. "
                         "1.5GB or 800MB (default: $WORKBENCH_INGEST_MEMORY, else 1.5GB); "
                         "fewer processes and earlier spills below that")
+    p.add_argument("--strict", action="store_true",
+                   help="all or nothing: a file of a folder (or of several named) that "
+                        "cannot be read stores nothing and exits 2, instead of being "
+                        "refused while the others are stored (exit 4)")
     common(p)
     p.set_defaults(func=run)
 
@@ -57,13 +66,29 @@ def _text(result: IngestResult, store: Store) -> str:
         lines.append(f"ingested {t.trace_id} ({t.format}): {t.events} events, "
                      f"{t.tool_calls} tool calls"
                      + (f", {t.orphans} orphans" if t.orphans else "") + f"  <- {t.source}")
+    for m in result.merged:
+        lines.append(f"merged {m['path']} into {m['into']}  <- {m['source']}")
     for s in result.skipped:
         lines.append(f"skipped {s['path']}: {s['reason']}")
     if result.traces:
         lines.append(f"{result.events} events in {len(result.traces)} traces -> {store.root}")
-    elif not result.skipped:
+    elif not result.skipped and not result.refused:
         lines.append("nothing to ingest")
+    if result.refused:
+        n = len(result.refused)
+        lines.append(f"{n} file{'s' if n > 1 else ''} refused (listed on stderr); "
+                     + ("every other file was read" if result.traces else "nothing stored"))
     return "\n".join(lines)
+
+
+def _refused(result: IngestResult) -> str:
+    """Each refused file as its error, on stderr."""
+    out = []
+    for r in result.refused:
+        message = r["message"].removeprefix(f"{r['path']}: ")
+        out.append(f"refused {r['path']}: error[{r['code']}]: {message}"
+                   + (f"\n  hint: {r['hint']}" if r["hint"] else ""))
+    return "\n".join(out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     progress = _Progress()
     try:
         result = ingest(args.paths, store, format=args.format, progress=progress,
-                        redact=args.redact, env=args.env, memory=args.memory)
+                        redact=args.redact, env=args.env, memory=args.memory,
+                        strict=args.strict)
     finally:
         progress.done()
     doc = result.to_dict()
@@ -80,4 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if note is not None:
         doc["suggestion"] = note
     emit(args, doc, lambda: _text(result, store) + (f"\nnote: {note}" if note else ""))
+    if result.partial:
+        sys.stderr.write(_refused(result) + "\n")
+        return 4
     return 0

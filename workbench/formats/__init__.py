@@ -22,6 +22,7 @@ from ._adapter import (
     unrecognised,
 )
 from ._decode import loads_exact, split_lines
+from ._tooldefs import TOOL_DEFINITION_HINT, tool_definition, tool_definition_error
 from .agents import (
     ATIF,
     ATIF_VERSION,
@@ -67,6 +68,7 @@ __all__ = [
     "PHOENIX",
     "SWE_AGENT",
     "TAU_BENCH",
+    "TOOL_DEFINITION_HINT",
     "VCR",
     "Adapter",
     "RawEvent",
@@ -77,6 +79,8 @@ __all__ = [
     "open_source",
     "otlp_rows",
     "split_lines",
+    "tool_definition",
+    "tool_definition_error",
     "unrecognised",
     "write_jsonl",
 ]

@@ -238,6 +238,10 @@ def not_json_constant(data: bytes, pos: int | None = None) -> str | None:
             "a string)") if bad else None
 
 
+#: how the first line of a pretty-printed JSON document ends
+_OPENERS = (b"{", b"[", b",", b":")
+
+
 _CONTROL = bytes(c for c in range(32) if c not in b"\t\n\r\f")
 
 
@@ -288,6 +292,12 @@ def unrecognised(source: SourceFile) -> InputError | None:
         except JSONDecodeError as exc:
             bad = not_json_constant(part, getattr(exc, "pos", None))
             why = bad or getattr(exc, "msg", str(exc)).split("\n")[0]
+            # a first line such as `{` opens a document of many lines: the document
+            # (when the head holds it all) says whether it is JSON
+            if not bad and nl and what == "line 1" and first.rstrip().endswith(_OPENERS):
+                if not whole:
+                    return None
+                continue
             if bad or what == "the document" or nl:
                 return InvalidJSONError(f"{where}: {what} starts like JSON but is not: {why}",
                                         file=where, line=1 if what == "line 1" else None)

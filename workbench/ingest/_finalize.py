@@ -37,7 +37,7 @@ from ..store import Batch, Scratch, TableSink
 from ._memory import DEFAULT_MEMORY, sort_memory
 from ._workers import Workers, run_jobs
 
-__all__ = ["TraceStats", "check", "finalize", "finalize_partition"]
+__all__ = ["TraceStats", "check", "finalize", "finalize_partition", "sources_of"]
 
 _ROWS_PER_BATCH = 8192
 #: DuckDB's memory per sorting thread (the rest of the cores stay idle below it)
@@ -51,12 +51,13 @@ _ORDER = Path(__file__).with_name("order.sql").read_text()
 @dataclass
 class TraceStats:
     trace_id: str
-    src: int
+    src: int  # the file the trace is reported from: the one holding most of its roots
     events: int = 0
     start_ns: int | None = None
     end_ns: int | None = None
     orphans: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    srcs: tuple[int, ...] = ()  # every file that gave the trace events
 
 
 def _listing(files: list[Path]) -> str:
@@ -98,7 +99,19 @@ def check(staged: list[Path], work: Scratch, known_traces: set[str] | None,
             clash = sorted(set(ids) & known_traces)
             if clash:
                 raise TraceExistsError(f"trace {clash[0]} is already in the store",
-                                       trace_ids=clash[:20])
+                                       trace_id=clash[0], trace_ids=clash[:20])
+    finally:
+        con.close()
+
+
+def sources_of(staged: list[Path], trace_id: str, work: Scratch,
+               memory: int = _MEMORY) -> list[int]:
+    """The files (``src``) that gave trace ``trace_id`` rows: what ``check`` refused."""
+    con = _connect(work, threads=None, memory=memory)
+    try:
+        return [r[0] for r in con.execute(
+            f"SELECT DISTINCT src FROM read_parquet({_listing(staged)}) WHERE trace_id = ? "
+            "ORDER BY 1", [trace_id]).fetchall()]
     finally:
         con.close()
 
@@ -168,16 +181,18 @@ def _offset(progress: Callable[[int], None] | None,
 def finalize(partitions: list[list[Path]], batch: Batch, work: Scratch,
              known_traces: set[str] | None = None, workers: int | Workers = 1,
              progress: Callable[[int], None] | None = None,
-             memory: int = _MEMORY) -> dict[str, TraceStats]:
+             memory: int = _MEMORY, checked: bool = False) -> dict[str, TraceStats]:
     """Check the staged rows, then finalize each partition into ``batch``'s events
     files (one part each); per-trace figures back.
 
     Raises before writing anything when the staged rows break a rule (duplicate ids,
-    partial seq, known trace ids). With ``workers > 1`` (or a pool of several)
-    partitions run in processes. ``memory``: DuckDB's limit in each process, in bytes.
+    partial seq, known trace ids); ``checked``: the caller ran ``check`` already. With
+    ``workers > 1`` (or a pool of several) partitions run in processes. ``memory``:
+    DuckDB's limit in each process, in bytes.
     """
-    check([f for files in partitions for f in files], work.sub("check"), known_traces,
-          memory)
+    if not checked:
+        check([f for files in partitions for f in files], work.sub("check"), known_traces,
+              memory)
     jobs = [(files, batch.sink("events", part=i), work.sub(f"sort-{i}"), memory)
             for i, files in enumerate(partitions) if files]
     stats: dict[str, TraceStats] = {}
@@ -246,6 +261,7 @@ class _Columns:
         self.start_ns = table.column("start_ns").to_pylist()
         self.end_ns = table.column("end_ns").to_pylist()
         self.src = table.column("src").to_pylist()
+        self.parent_id = table.column("parent_id").to_pylist()
         self.seq_given = _values(table, "seq_given")
         self.refs_given = _values(table, "refs_given")
         orphan = table.column("orphan")
@@ -261,9 +277,24 @@ class _Columns:
         return values
 
 
+def _main_source(cols: _Columns, a: int, b: int) -> tuple[int, tuple[int, ...]]:
+    """The file a trace is reported from, and every file that gave it events. Of files
+    read together (a session and its sub-agents' side files), the main one holds the
+    roots (events without a parent); the others hang under its events."""
+    srcs = cols.src[a:b]
+    every = tuple(sorted(set(srcs)))
+    if len(every) == 1:
+        return every[0], every
+    roots = Counter(s for s, p in zip(srcs, cols.parent_id[a:b], strict=True) if p is None)
+    if not roots:
+        return every[0], every
+    return min(roots, key=lambda s: (-roots[s], s)), every
+
+
 def _stats(cols: _Columns, a: int, b: int) -> TraceStats:
-    st = TraceStats(cols.trace_id[a], min(cols.src[a:b]), events=b - a,
-                    counts=dict(Counter(cols.kind[a:b])))
+    main, every = _main_source(cols, a, b)
+    st = TraceStats(cols.trace_id[a], main, events=b - a,
+                    counts=dict(Counter(cols.kind[a:b])), srcs=every)
     if cols.orphan is not None:
         st.orphans = cols.orphan[a:b].count(True)
     starts = cols.start_ns[a:b]

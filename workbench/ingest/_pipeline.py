@@ -34,12 +34,13 @@ from ..model import (
     TRACES,
     InputError,
     InvalidTraceError,
+    NotFoundError,
     StoreError,
     UsageError,
     WorkbenchError,
     trace_row,
 )
-from ..redact import DETECTORS, Redactor, masked
+from ..redact import DETECTORS, Redactor
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._memory import (
@@ -49,7 +50,8 @@ from ._memory import (
     processes_within,
     sort_memory,
 )
-from ._registry import adapter_for, detect
+from ._partial import Refusals, pick_sources, readable
+from ._registry import adapter_for
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
 
@@ -80,13 +82,26 @@ class TraceSummary:
 
 @dataclass
 class IngestResult:
+    """What an ingest stored (``traces``), passed over (``skipped``: already stored, not
+    a trace file, a tool definition), refused (``refused``: a file of a folder or of
+    several named that could not be read, with its code, message and hint) and read
+    into the trace of another file (``merged``: a sub-agent's side file, ``into`` the
+    trace id, ``source`` the file the trace is reported from)."""
+
     traces: list[TraceSummary] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     batch: str | None = None
+    refused: list[dict[str, str]] = field(default_factory=list)
+    merged: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def events(self) -> int:
         return sum(t.events for t in self.traces)
+
+    @property
+    def partial(self) -> bool:
+        """Some files were refused while the others were stored (exit status 4)."""
+        return bool(self.refused)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +110,8 @@ class IngestResult:
                        for t in self.traces],
             "events": self.events,
             "skipped": self.skipped,
+            "refused": self.refused,
+            "merged": self.merged,
             "batch": self.batch,
         }
 
@@ -162,6 +179,7 @@ class _Part:
     work: Scratch
     partitions: int
     key: bytes | None = None  # the store's redaction key; None: --no-redact
+    lenient: bool = False  # a file that cannot be read is refused, not raised
 
 
 @dataclass
@@ -171,6 +189,7 @@ class _Staged:
     files: dict[int, list[Path]]
     infos: dict[str, TraceInfo]
     hits: dict[str, Counter[str]]
+    error: InputError | None = None  # the part's file cannot be read (``lenient``)
 
 
 def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _Staged:
@@ -182,8 +201,13 @@ def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _St
                     file_order=bool(getattr(adapter, "file_order", False)),
                     redactor=None if part.key is None else Redactor(part.key))
     infos: dict[str, TraceInfo] = {}
-    rows = _read(adapter, part.source, part.src, stager, infos, report)
-    stager.flush()
+    try:
+        rows = _read(adapter, part.source, part.src, stager, infos, report)
+        stager.flush()
+    except InputError as exc:
+        if not part.lenient:
+            raise
+        return _Staged(part.src, 0, {}, {}, {}, error=exc)
     return _Staged(part.src, rows, stager.files, infos, stager.hits)
 
 
@@ -208,7 +232,7 @@ def _size(files: list[tuple[Path, bool]]) -> int:
 
 
 def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int,
-          key: bytes | None, partitions: int) -> list[_Part]:
+          key: bytes | None, partitions: int, lenient: bool) -> list[_Part]:
     parts: list[_Part] = []
     for i, (src, adapter) in enumerate(sources):
         splittable = getattr(adapter, "splittable", None)
@@ -216,7 +240,7 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int
         if workers > 1 and splittable is not None and splittable(src):
             pieces = split_lines(src, workers * 4)
         first = len(parts)  # not in the generator: the list grows while it runs
-        parts.extend(_Part(first + k, i, piece, adapter.name, work, partitions, key)
+        parts.extend(_Part(first + k, i, piece, adapter.name, work, partitions, key, lenient)
                      for k, piece in enumerate(pieces))
     return parts
 
@@ -240,8 +264,15 @@ def _stage_all(parts: list[_Part], workers: Workers,
 def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str = "auto",
            progress: Callable[[IngestProgress], None] | None = None,
            workers: int | None = None, redact: bool | bytes = True,
-           env: str = "default", memory: int | str | None = None) -> IngestResult:
+           env: str = "default", memory: int | str | None = None,
+           strict: bool = False) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
+
+    A folder, or several files named together: a file that is recognised but cannot be
+    read is refused (``result.refused``: path, code, message, hint) and contributes
+    nothing while every other file is stored; ``strict`` raises on the first such file
+    instead, and nothing is stored. A file named alone raises. Files in a folder that
+    no format recognises, or that hold tool definitions, are skipped.
 
     ``redact`` (the default): secrets and personal data become keyed tokens under the
     store's key before anything is written, staging included (docs/redact.md); the
@@ -260,14 +291,16 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     check_env(env)
     budget = memory_budget(memory)
     forced = None if format == "auto" else adapter_for(format)
+    run = functools.partial(_ingest_once, paths, store, forced, progress, workers, redact,
+                            env, budget, strict)
     for _attempt in range(_RETRIES):
         try:
-            return _ingest_once(paths, store, forced, progress, workers, redact, env, budget)
+            return run()
         except StoreError as exc:
             if exc.code not in ("ALREADY_INGESTED", "TRACE_EXISTS") or not _lost_race(
                     paths, store):
                 raise
-    return _ingest_once(paths, store, forced, progress, workers, redact, env, budget)
+    return run()
 
 
 _ENV_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -285,48 +318,37 @@ def check_env(name: str) -> str:
 def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
     """Whether one of these files was committed by someone else meanwhile."""
     known = store.source_hashes()
-    return any(open_source(p).sha256 in known for p, _ in _expand(paths))
+    for p, _ in _expand(paths):
+        try:
+            if open_source(p).sha256 in known:
+                return True
+        except (InputError, NotFoundError):
+            continue
+    return False
 
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
                  requested: int | None, redact: bool | bytes, env: str,
-                 budget: int) -> IngestResult:
+                 budget: int, strict: bool) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
     threading.Thread(target=warm_up, daemon=True).start()
+    # several files, or a folder: a file that cannot be read is refused, the rest stored
+    refusals = Refusals(lenient=not strict and (len(files) > 1 or any(d for _, d in files)))
     with Workers(_workers(_size(files), requested, budget)) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
-                             budget)
+                             budget, refusals)
 
 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
                   requested: int | None, redact: bool | bytes, env: str,
-                  budget: int) -> IngestResult:
-    result = IngestResult()
-    known = store.source_hashes() if store.exists else set()
-    sources: list[tuple[SourceFile, Adapter]] = []
-    seen: set[str] = set()
-    for path, from_dir in files:
-        src = open_source(path)
-        if src.sha256 in known or src.sha256 in seen:
-            result.skipped.append({"path": masked(src.display), "reason": "already ingested"
-                                   if src.sha256 in known else "same content as another file"})
-            continue
-        if src.size == 0 and from_dir:
-            continue
-        try:
-            adapter = forced or detect(src)
-        except InputError:
-            if from_dir:
-                result.skipped.append({"path": masked(src.display), "reason": "not a trace file"})
-                continue
-            raise
-        seen.add(src.sha256)
-        sources.append((src, adapter))
+                  budget: int, refusals: Refusals) -> IngestResult:
+    result = IngestResult(refused=refusals.refused)
+    sources = pick_sources(files, store, forced, result.skipped, refusals)
     if not sources:
         return result
 
@@ -345,28 +367,30 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
-        staged = _stage_all(_plan(sources, work, workers, key, n_parts), pool,
-                            lambda n, file: report(n, "read", file))
-        rows, infos, hits = _gather(staged, len(sources), key)
-        for (src, adapter), n in zip(sources, rows, strict=True):
-            if n == 0:
-                raise InvalidTraceError(f"{src.display}: no events in this {adapter.name} file",
-                                        file=src.display)
+        staged = _stage_all(_plan(sources, work, workers, key, n_parts, refusals.lenient),
+                            pool, lambda n, file: report(n, "read", file))
+        staged = readable(staged, sources, store, work, sort, refusals)
+        if not staged:
+            return result
+        _, infos, hits = _gather(staged, len(sources), key)
         partitions = [[f for part in staged for f in part.files.get(p, [])]
                       for p in range(n_parts)]
-        stats = finalize(partitions, batch, work.sub("final"),
-                         store.trace_ids() if store.exists else None, pool,
-                         lambda n: report(n, "write"), memory=sort)
+        stats = finalize(partitions, batch, work.sub("final"), None, pool,
+                         lambda n: report(n, "write"), memory=sort, checked=True)
+        kept = sorted({part.src for part in staged})
         batch.write("traces", _traces(batch.id, stats, infos, sources, shown,
                                       None if key is None else hits, env))
-        batch.commit(sources=[{"path": p, "sha256": s.sha256, "format": a.name,
-                               "size": s.size} for (s, a), p in zip(sources, shown, strict=True)],
+        batch.commit(sources=[{"path": shown[i], "sha256": sources[i][0].sha256,
+                               "format": sources[i][1].name, "size": sources[i][0].size}
+                              for i in kept],
                      trace_ids=list(stats))
         result.batch = batch.id
     for tid, st in stats.items():
-        src, adapter = sources[st.src]
+        adapter = sources[st.src][1]
         result.traces.append(TraceSummary(tid, st.events, adapter.name, shown[st.src],
                                           st.counts.get("tool_call", 0), st.orphans))
+        result.merged.extend({"path": shown[i], "into": tid, "source": shown[st.src]}
+                             for i in st.srcs if i != st.src)
     return result
 
 

@@ -6,7 +6,8 @@ temporary folder, which is read back and removed. One code path means a file dif
 directly and the same file ingested first give the same events. Not redacted unless
 the caller gives a ``key``: ``diff`` gives both files one key (the store's, or one made
 for the run), so a value gets the same token in both and what a diff prints is what
-the store would hold.
+the store would hold. One file is all or nothing: a file that cannot be read, or that
+holds tool definitions (``TOOL_DEFINITION``), raises as ``workbench ingest FILE`` does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ def read_trace(path: str | os.PathLike[str], *, format: str = "auto",
     with tempfile.TemporaryDirectory(prefix="workbench-read-") as tmp:
         store = Store(Path(tmp) / "store")
         result = ingest([path], store, format=format, workers=1,
-                        redact=key if key is not None else False)
+                        redact=key if key is not None else False, strict=True)
         ids = sorted(t.trace_id for t in result.traces)
         traces = store.traces(ids)
         return [traces[i] for i in ids]

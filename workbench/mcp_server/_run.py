@@ -103,7 +103,7 @@ def fixture_status(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def ingest_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     path = ctx.file(args["path"])
     result = ingest([path], ctx.store(), format=args.get("format", "auto"),
-                    workers=1)
+                    workers=1, strict=True)
     return {**result.to_dict(), "redacted": True}
 
 
@@ -183,13 +183,17 @@ INGEST = Tool(
     "Read one trace file (any format `workbench ingest` reads) into the store, redacted "
     "(secrets and personal data become keyed tokens before anything is written; there is "
     "no way to turn that off here). Answers the `workbench ingest --json` document; a "
-    "file already ingested is listed under `skipped`.",
+    "file already ingested is listed under `skipped`. One file is all or nothing: a file "
+    "that cannot be read is a tool error with its code (`refused` stays empty), and a "
+    "file of tool definitions (an MCP tool list, an OpenAPI document) is the tool error "
+    "`TOOL_DEFINITION`.",
     obj({"path": PATH, "format": {"enum": format_names(), "default": "auto"}}, ("path",),
         closed=True),
     obj({"traces": {"type": "array", "items": obj(
         {"trace_id": {"type": "string"}, "events": {"type": "integer"},
          "format": {"type": "string"}}, ("trace_id", "events", "format"))},
          "events": {"type": "integer"}, "skipped": {"type": "array"},
+         "refused": {"type": "array", "maxItems": 0}, "merged": {"type": "array"},
          "batch": {"type": ["string", "null"]}, "redacted": {"const": True}},
-        ("traces", "events", "skipped", "redacted")),
+        ("traces", "events", "skipped", "refused", "merged", "redacted")),
     ingest_file)

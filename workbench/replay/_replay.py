@@ -270,7 +270,7 @@ def _ingest(store: Store, played: list[tuple[int, dt.datetime, Attempt]],
             p = Path(tmp) / f"replay-{result.replay_id}-{n}.har"
             p.write_bytes(data)
             paths.append(p)
-        ingest(paths, store, workers=1, env=result.env)
+        ingest(paths, store, workers=1, env=result.env, strict=True)  # its own files: all or none
     by_hash = {hashlib.sha256(d).hexdigest(): n for n, d in docs.items()}
     rows = to_rows(store.sql("SELECT trace_id, source_sha256 FROM traces "
                              "WHERE list_contains(?, source_sha256)", [list(by_hash)]))

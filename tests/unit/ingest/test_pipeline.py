@@ -153,3 +153,20 @@ def test_times_beyond_int64_are_refused_not_a_crash(tmp_path, store_dir):
     with pytest.raises(InputError) as info:
         ingest([f], Store(store_dir))
     assert info.value.code == "INVALID_TRACE" and "int64" in info.value.message
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_broken_file_of_a_folder_is_refused_whatever_the_workers(tmp_path, workers):
+    d = tmp_path / "exports"
+    d.mkdir()
+    for i in range(4):
+        jsonl(d / f"good{i}.jsonl", [ev(f"e{j}", trace_id=f"t{i}") for j in range(3)])
+    jsonl(d / "bad.jsonl", [ev("e0", trace_id="tb"), ev("e1", trace_id="tb", kind="nope")])
+    store = Store(tmp_path / "store")
+    result = ingest([d], store, workers=workers, redact=False)
+    assert sorted((t.trace_id, t.events) for t in result.traces) == [
+        (f"t{i}", 3) for i in range(4)]
+    assert [(Path(r["path"]).name, r["code"]) for r in result.refused] == [
+        ("bad.jsonl", "INVALID_TRACE")]
+    assert [s["path"] for s in store.commits()[0].sources] == [
+        str(d / f"good{i}.jsonl") for i in range(4)]  # no source record for the refused

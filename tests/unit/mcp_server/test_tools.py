@@ -200,6 +200,17 @@ def test_ingest_is_redacted_and_confined(tmp_path):
     assert error(ctx, "ingest", {"path": "secret.jsonl", "redact": False}) == "BAD_ARGUMENTS"
 
 
+def test_ingest_of_a_tool_definition_or_a_broken_file_is_a_tool_error(tmp_path):
+    store = make_project(tmp_path, check=False)
+    ctx = ToolContext(store, tmp_path)
+    (tmp_path / "tool.json").write_text('{"name": "echo", "inputSchema": {"type": "object"}}')
+    assert error(ctx, "ingest", {"path": "tool.json"}) == "TOOL_DEFINITION"
+    (tmp_path / "cut.json").write_text('{"resourceSpans": [{"scopeSpans": [')
+    assert error(ctx, "ingest", {"path": "cut.json"}) == "INVALID_JSON"
+    doc = call(ctx, "ingest", {"path": "secret.jsonl"}).doc
+    assert (doc["refused"], doc["merged"]) == ([], [])
+
+
 @pytest.mark.parametrize(("name", "args", "code"), [
     ("show_finding", {"finding": "0000nothing"}, "FINDING_NOT_FOUND"),
     ("show_finding", {}, "BAD_ARGUMENTS"),
