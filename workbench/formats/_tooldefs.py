@@ -118,11 +118,17 @@ def shape(doc: Any) -> str | None:
 
 def _tools_only(doc: Any) -> bool:
     """A ``{"tools": [...]}`` listing whose other keys hold plain values (a cursor, a
-    time to live), not messages or contents: a snapshot, not a request body."""
+    time to live) or name the server that listed them (``server_info``,
+    ``capabilities``), not messages or contents: a snapshot, not a request body."""
     if not isinstance(doc, dict) or not (_listing(doc.get("tools")) or doc.get("tools") == []):
         return False
-    return all(k in ("tools", "_meta") or not isinstance(v, (list, dict))
+    return all(k in _BESIDE_TOOLS or not isinstance(v, (list, dict))
                for k, v in doc.items())
+
+
+#: what a snapshot keeps beside its tools: the server that listed them
+_BESIDE_TOOLS = frozenset({"tools", "_meta", "server_info", "serverInfo", "server",
+                           "capabilities"})
 
 
 def tool_definition(source: SourceFile) -> str | None:

@@ -22,6 +22,11 @@ def told(tmp_path: Path, text: str, name: str = "f.json") -> str | None:
     ({"tools": [TOOL], "nextCursor": "c", "ttlMs": 5, "_meta": {"x": 1}},
      "a tools/list result"),
     ({"jsonrpc": "2.0", "id": 3, "result": {"tools": [TOOL]}}, "a tools/list response"),
+    # a snapshot naming the server that listed the tools
+    ({"server_info": {"name": "mcp-fetch", "version": "1.25.0"}, "tools": [TOOL]},
+     "a tools/list result"),
+    ({"serverInfo": {"name": "s"}, "capabilities": {"tools": {}}, "tools": [TOOL]},
+     "a tools/list result"),
     ([{"type": "function", "name": "a", "parameters": {}}], "an OpenAI function tool list"),
     ([{"type": "function", "function": {"name": "a"}}, TOOL], "a tool definitions list"),
     ([{"functionDeclarations": [{"name": "a"}]}], "a Gemini tool list"),
