@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
@@ -211,9 +212,17 @@ def _meta_problem(cls: Any, schema: Any, at: str) -> str | None:
 @functools.lru_cache(maxsize=8)
 def _meta_validator(cls: Any) -> Any:
     import jsonschema
+    from jsonschema_specifications import REGISTRY
+    from referencing.jsonschema import specification_with
 
-    meta = _flat_2020_12() if cls is jsonschema.Draft202012Validator else cls.META_SCHEMA
-    return cls(meta, format_checker=cls.FORMAT_CHECKER)
+    if cls is not jsonschema.Draft202012Validator:
+        return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER, registry=REGISTRY)
+    # the joined meta-schema registered beside the published ones it was built from, so
+    # every reference in it (anchors included) resolves offline
+    meta = _flat_2020_12()
+    resource = specification_with(_DIALECT + "schema").create_resource(meta)
+    return cls(meta, format_checker=cls.FORMAT_CHECKER,
+               registry=REGISTRY.with_resource(meta["$id"], resource))
 
 
 _DIALECT = "https://json-schema.org/draft/2020-12/"
@@ -240,9 +249,15 @@ def _flat_2020_12() -> dict[str, Any]:
             "$defs": _static(defs)}
 
 
+_VOCAB_REF = re.compile(r"^meta/[a-z-]+#/\$defs/(.+)$")
+
+
 def _static(value: Any) -> Any:
     if isinstance(value, dict):
         out = {k: _static(v) for k, v in value.items() if k != "$dynamicRef"}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and (m := _VOCAB_REF.match(ref)) is not None:
+            out["$ref"] = f"#/$defs/{m.group(1)}"  # the vocabularies' $defs are joined here
         return {"$ref": "#", **out} if value.get("$dynamicRef") == "#meta" else out
     if isinstance(value, list):
         return [_static(v) for v in value]
