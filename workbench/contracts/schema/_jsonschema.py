@@ -23,6 +23,7 @@ from urllib.parse import unquote
 
 from ...rules import has_ref_loop
 from ._metaschema import is_schema
+from ._shared import Shared, expanded_height, has_loop, refs_in, shared_context
 
 __all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
 
@@ -80,7 +81,11 @@ def expanded_depth(schema: Any) -> int:
     an exporter that inlines references writes it (a chain of hundreds of definitions
     each naming the next is shallow as written and hundreds of levels deep inlined). A
     reference back into a schema being expanded (a recursive schema) counts as a leaf:
-    exporters refuse or stop such loops themselves. Walked without recursion."""
+    exporters refuse or stop such loops themselves. Walked without recursion; the
+    ``$defs`` members many schemas share are walked once (``_shared``)."""
+    ctx = _context(schema)
+    if ctx is not None:
+        return expanded_height(schema, ctx, _lander(schema))
     height: dict[int, int] = {}  # -1: being expanded
     stack: list[tuple[Any, bool]] = [(schema, False)]
     while stack:
@@ -117,8 +122,43 @@ def check_schema(schema: Any) -> str | None:
         problem = _meta_problem(cls, schema, "")
     if problem is not None:
         return problem
+    ctx = _context(schema)
+    if ctx is not None:
+        return _check_refs(schema, refs_in(schema), lambda: has_loop(schema, ctx,
+                                                                      _lander(schema)))
+    return _check_refs(schema, walk_refs(schema), lambda: has_ref_loop(schema))
+
+
+def _context(schema: Any) -> Shared | None:
+    """The shared context of ``schema``'s ``$defs`` when every member is context-free
+    and its references resolve (else None: the plain walk words any problem)."""
+    ctx = shared_context(schema)
+    if ctx is None:
+        return None
+
+    def resolve(ref: str) -> Any:
+        return resolve_ref(ctx.view, {"$ref": ref})
+
+    defs = schema["$defs"]
+    for member in defs.values():
+        free, problem, names = ctx.member(member, resolve)
+        if not free or problem is not None or not names <= defs.keys():
+            return None
+    return ctx
+
+
+def _lander(schema: Any) -> Any:
+    def land(ref: str) -> Any:
+        try:
+            return pointer(schema, ref)
+        except KeyError:
+            return None
+    return land
+
+
+def _check_refs(schema: Any, found: Any, loops: Any) -> str | None:
     refs = False
-    for where, ref in walk_refs(schema):
+    for where, ref in found:
         refs = True
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
@@ -131,7 +171,7 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
-    if refs and has_ref_loop(schema):  # a loop that consumes nothing needs a $ref
+    if (refs or "$defs" in schema) and loops():  # a loop that consumes nothing needs a $ref
         return ("at /: $refs (with allOf/anyOf/oneOf/not/if) lead back to where they started "
                 "without consuming any of the value: a validator would never end (a "
                 "recursive schema goes through properties or items)")
