@@ -201,9 +201,12 @@ def import_contracts(paths: Sequence[str | os.PathLike[str]], *, store: Store | 
                      force: bool = False, strict: bool = False) -> ImportResult:
     """``contract import``: read everything, then (with ``out``) write every descriptor.
     A tool that cannot be used is refused on its own and listed (``refused``), the others
-    imported; with ``strict`` the first refusal is raised and nothing is written."""
+    imported; with ``strict`` the first refusal is raised and nothing is written, and so
+    it is when every tool was refused (nothing to keep is no partial import)."""
     with collecting(strict=strict) as notes:
         tools = import_tools(paths, store=store, traces=traces)
+    if notes.refused and not tools and notes.refused[0].error is not None:
+        raise notes.refused[0].error
     said = (tuple(notes.refused), tuple(notes.warnings))
     if out is None:
         return ImportResult(tools, None, (), *said)

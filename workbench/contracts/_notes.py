@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ..model import InputError
+from ..model import InputError, NotFoundError
 
 __all__ = ["Notes", "Refusal", "Warned", "attempt", "collecting", "warn"]
 
@@ -39,6 +39,7 @@ class Refusal:
     code: str
     message: str
     hint: str
+    error: Exception | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tool": self.tool, "operation": self.operation, "file": self.file,
@@ -106,10 +107,10 @@ def attempt(read: Callable[[], T], *, file: str | None, tool: str | None, path: 
         return read()
     try:
         return read()
-    except InputError as exc:
+    except (InputError, NotFoundError) as exc:  # bad input, a file it names missing
         where = exc.details.get("path")
         notes.refused.append(Refusal(
             tool=exc.details.get("tool") or tool, operation=operation, file=file,
             path=path if not where or where == path else f"{path} ({where})",
-            code=exc.code, message=exc.message, hint=exc.hint))
+            code=exc.code, message=exc.message, hint=exc.hint, error=exc))
         return None

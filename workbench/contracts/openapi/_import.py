@@ -31,7 +31,7 @@ from typing import Any
 
 from ...model import dumps
 from .._descriptor import Descriptor
-from .._errors import ContractError, UnknownSourceError
+from .._errors import ContractError, DuplicateToolError, UnknownSourceError
 from .._notes import attempt
 from .._source import Source, build, unique
 from ._refs import Components, Origin
@@ -218,6 +218,11 @@ def _operation(d: _Doc, path: str, method: str, item: dict[str, Any],
     return build("openapi", d.file, f"{method.upper()} {path}", fields, unknown)
 
 
+def _twice(file: str, tool: str, first: str, at: str) -> Descriptor:
+    raise DuplicateToolError(f"{file}: tool {tool} is described twice ({first} and {at})",
+                             file=file, tool=tool, path=at)
+
+
 def _path_item(d: _Doc, raw: Any, at: str) -> Any:
     return d.follow(raw, at)[0]
 
@@ -231,6 +236,7 @@ def read(doc: Any, file: str) -> list[Descriptor]:
                                  "first (swagger2openapi, or the editor's converter)", file=file)
     d = _Doc(doc, file)
     found = []
+    seen: dict[str, str] = {}
     for path, raw in doc["paths"].items():
         item = attempt(functools.partial(_path_item, d, raw, f"paths.{path}"),
                        file=file, tool=None, path=f"paths.{path}")
@@ -241,6 +247,12 @@ def read(doc: Any, file: str) -> list[Descriptor]:
                 named = op.get("operationId")
                 tool = named if isinstance(named, str) else tool_name(method, str(path))
                 operation = f"{method.upper()} {path}"
+                if tool in seen:  # refused before anything is converted
+                    attempt(functools.partial(_twice, file, tool, seen[tool], operation),
+                            file=file, tool=tool, path=f"paths.{path}.{method}",
+                            operation=operation)
+                    continue
+                seen[tool] = operation
                 got = attempt(functools.partial(_operation, d, str(path), method, item, op, tool),
                               file=file, tool=tool, path=f"paths.{path}.{method}",
                               operation=operation)
