@@ -255,3 +255,12 @@ def test_a_gzip_file_that_inflates_past_the_bound_is_refused(tmp_path, monkeypat
     broken.write_bytes(gzip.compress(b"a: 1\n")[:-6])
     with pytest.raises(ContractError, match="gzip"):
         read_tools([broken])
+
+
+def test_an_operation_id_that_is_no_tool_name_is_spelled_as_one(tmp_path):
+    doc = copy.deepcopy(FILTERS)
+    doc["paths"]["/search"]["post"]["operationId"] = "find things#by filter"
+    result = import_contracts([_write(tmp_path, doc)])
+    assert list(result.tools) == ["find_things_by_filter"]
+    assert [(w.kind, w.path) for w in result.warnings if w.kind == "operation-id-renamed"] == [
+        ("operation-id-renamed", "paths./search.post.operationId")]

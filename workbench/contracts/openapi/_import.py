@@ -1,8 +1,10 @@
 """Importing OpenAPI 3.0 and 3.1 documents: one descriptor per operation.
 
-- ``tool``: the ``operationId``; without one, the method and the path, lower-case
-  method first and every run of other characters than letters and digits made one
-  ``_`` (``GET /orders/{id}`` → ``get_orders_id``).
+- ``tool``: the ``operationId`` (one that is no tool name has each run of other
+  characters made one ``_``, with a warning: ``find pet by id`` → ``find_pet_by_id``);
+  without one, the method and the path, lower-case method first and every run of other
+  characters than letters and digits made one ``_`` (``GET /orders/{id}`` →
+  ``get_orders_id``).
 - ``input``: ``{type: object, properties, required, additionalProperties: false}`` whose
   properties are the parameters (path, query, header, cookie; path and operation
   level, the operation's winning) by name, and ``body`` for the request body (its JSON
@@ -32,7 +34,7 @@ from typing import Any
 from ...model import dumps
 from .._descriptor import Descriptor
 from .._errors import ContractError, DuplicateToolError, UnknownSourceError
-from .._notes import attempt
+from .._notes import attempt, warn
 from .._source import Source, build, unique
 from ._refs import Components, Origin
 
@@ -45,6 +47,9 @@ SIDE_EFFECTS = {"get": "read_only", "head": "read_only", "options": "read_only",
                 "patch": "write", "delete": "destructive"}
 _IGNORED_HEADERS = frozenset({"accept", "content-type", "authorization"})
 _OTHER = re.compile(r"[^A-Za-z0-9]+")
+#: what descriptor.schema.json allows a tool name to be, and what it does not
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_./:-]*$")
+_NOT_IN_NAME = re.compile(r"[^A-Za-z0-9_./:-]+")
 
 
 def tool_name(method: str, path: str) -> str:
@@ -218,6 +223,20 @@ def _operation(d: _Doc, path: str, method: str, item: dict[str, Any],
     return build("openapi", d.file, f"{method.upper()} {path}", fields, unknown)
 
 
+def _tool(named: Any, method: str, path: str, file: str) -> str:
+    """The operation's tool name: its ``operationId``, spelled as a tool name where it is
+    not one (``find pet by id`` → ``find_pet_by_id``, with a warning), else
+    ``tool_name``."""
+    if not isinstance(named, str):
+        return tool_name(method, path)
+    if _TOOL_NAME.match(named):
+        return named
+    spelled = _NOT_IN_NAME.sub("_", named).strip("_") or tool_name(method, path)
+    warn("operation-id-renamed", f"operationId {named!r} is no tool name; named {spelled!r}",
+         file=file, tool=spelled, path=f"paths.{path}.{method}.operationId")
+    return spelled
+
+
 def _twice(file: str, tool: str, first: str, at: str) -> Descriptor:
     raise DuplicateToolError(f"{file}: tool {tool} is described twice ({first} and {at})",
                              file=file, tool=tool, path=at)
@@ -244,8 +263,7 @@ def read(doc: Any, file: str) -> list[Descriptor]:
             continue
         for method, op in item.items():
             if method in SIDE_EFFECTS and isinstance(op, dict):
-                named = op.get("operationId")
-                tool = named if isinstance(named, str) else tool_name(method, str(path))
+                tool = _tool(op.get("operationId"), method, str(path), file)
                 operation = f"{method.upper()} {path}"
                 if tool in seen:  # refused before anything is converted
                     attempt(functools.partial(_twice, file, tool, seen[tool], operation),
