@@ -111,6 +111,13 @@ def attempt(read: Callable[[], T], *, file: str | None, tool: str | None, path: 
         where = exc.details.get("path")
         notes.refused.append(Refusal(
             tool=exc.details.get("tool") or tool, operation=operation, file=file,
-            path=path if not where or where == path else f"{path} ({where})",
+            path=_place(path, where),
             code=exc.code, message=exc.message, hint=exc.hint, error=exc))
         return None
+
+
+def _place(path: str, where: Any) -> str:
+    """The tool's place, made precise by the place the error names inside it."""
+    if not isinstance(where, str) or not where or where == path:
+        return path
+    return where if where.startswith(path) else f"{path} ({where})"

@@ -53,8 +53,7 @@ def test_an_unusable_operation_is_refused_alone_and_the_others_imported(tmp_path
     assert set(refused) == {"POST /items", "DELETE /items/{id}"}
     post = refused["POST /items"]
     assert (post.tool, post.code) == ("addItem", "SCHEMA_INVALID")
-    assert post.path.startswith("paths./items.post (paths./items.post.requestBody.content."
-                                "application/json.schema")
+    assert post.path == "paths./items.post.requestBody.content.application/json.schema"
     assert "'#/components/schemas/Gone' resolves to nothing" in post.message and post.hint
     delete = refused["DELETE /items/{id}"]
     assert delete.code == "SCHEMA_INVALID" and "'strnig' is not valid" in delete.message
