@@ -1,5 +1,5 @@
 """Real OpenAPI documents kept under ``tests/corpus/`` (OpenAI's, Twilio's, Box's, the
-Swagger petstore, Redocly's museum, the OpenAPI Initiative's examples; each folder's
+Swagger petstore and its 3.1 variant, Redocly's museum, the OpenAPI Initiative's examples; each folder's
 SOURCE.md says where from), each pinned to what ``contract import``, ``lint`` and
 ``diff`` give.
 
@@ -64,6 +64,10 @@ PINS: dict[str, dict[str, dict[str, Any]]] = {
                                  "warnings": {}},
         "openapi-f1ed336.yaml": {"operations": 19, "refused": {}, "lint": 228,
                                  "warnings": {}},
+    },
+    "openapi-petstore-31": {  # 3.1.0; components referred to by $id and $anchor
+        "openapi-5a973d5.yaml": {"operations": 3, "refused": {}, "lint": 138,
+                                 "warnings": {"id-ref": 4}},
     },
     "openapi-museum": {  # 3.1.0, small; `example` in its schemas
         "openapi-2c2ede6.yaml": {"operations": 8, "refused": {}, "lint": 130,

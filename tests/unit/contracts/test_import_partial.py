@@ -263,3 +263,26 @@ def test_an_operation_id_that_is_no_tool_name_is_spelled_as_one(tmp_path):
     assert list(result.tools) == ["find_things_by_filter"]
     assert [(w.kind, w.path) for w in result.warnings if w.kind == "operation-id-renamed"] == [
         ("operation-id-renamed", "paths./search.post.operationId")]
+
+
+def test_a_component_named_by_its_id_or_anchor_is_its_local_ref(tmp_path):
+    doc = {"openapi": "3.1.0", "info": {"title": "t", "version": "1"},
+           "components": {"schemas": {
+               "Details": {"$id": "/schemas/details", "$vocabulary": "x",
+                           "$schema": "https://json-schema.org/draft/2020-12/schema",
+                           "properties": {"id": {"$anchor": "the_id", "type": "integer"},
+                                          "more": {"$ref": "#/components/schemas/More"}}},
+               "More": {"type": "string"}}},
+           "paths": {"/d": {"get": {"operationId": "d", "responses": {"200": {
+               "description": "ok", "content": {"application/json": {"schema": {
+                   "properties": {"all": {"$ref": "/schemas/details"},
+                                  "id": {"$ref": "/schemas/details#the_id"}}}}}}}}}}}
+    result = import_contracts([_write(tmp_path, doc)])
+    out = result.tools["d"].output
+    assert out["properties"] == {"all": {"$ref": "#/$defs/Details"},
+                                 "id": {"$ref": "#/$defs/Details/properties/id"}}
+    assert set(out["$defs"]["Details"]) == {"properties"}  # $id, $schema, $vocabulary go
+    assert sorted(w.kind for w in result.warnings) == ["id-ref", "id-ref"]
+    check = jsonschema.Draft202012Validator(out)
+    assert check.is_valid({"all": {"more": "x"}, "id": 3})
+    assert not check.is_valid({"all": {"more": 1}})

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -76,6 +77,18 @@ def _escape(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
+def _nodes(node: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every object under ``node`` with its ``$ref`` (``where`` is ``node``'s)."""
+    stack: list[tuple[Any, str]] = [(node, where)]
+    while stack:
+        n, at = stack.pop()
+        if isinstance(n, dict):
+            yield at, n
+            stack += [(v, f"{at}/{_escape(k)}") for k, v in n.items()]
+        elif isinstance(n, list):
+            stack += [(v, f"{at}/{i}") for i, v in enumerate(n)]
+
+
 class Components:
     """``components.schemas`` of one document, converted on first use; ``folder``: where
     files the document names may be read (None: nowhere)."""
@@ -95,6 +108,7 @@ class Components:
         self._by_place: dict[tuple[Path, str], str] = {}
         self._files: dict[Path, Any] = {}
         self._anchors: dict[str, dict[str, str]] = {}
+        self._ids: dict[str, str] | None = None
 
     # --- files beside the document -----------------------------------------------
     def _open(self, ref: str, origin: Origin, at: str, tool: str | None) -> tuple[Path, str]:
@@ -184,6 +198,12 @@ class Components:
         names: set[str] = set()
 
         def ref(target: str, path: str) -> str:
+            if origin is None and not target.startswith("#"):
+                by_id = self._by_id(target)
+                if by_id is not None:
+                    warn("id-ref", f"$ref {target!r} names {by_id!r} by its $id",
+                         file=self.file, tool=None if home else tool, path=path)
+                    target = by_id
             if origin is not None or not target.startswith("#"):
                 name = self._external(target, origin, path, tool)
                 names.add(name)
@@ -207,7 +227,26 @@ class Components:
 
         anchors = self._anchors_of(schema, home) if home is not None else None
         return to_json_schema(schema, oas30=self.oas30, ref=ref, at=at, warn=said,
-                              home=home, anchors=anchors), names
+                              home=home, anchors=anchors, resources=True), names
+
+    def _by_id(self, target: str) -> str | None:
+        """The local ``$ref`` of the component whose ``$id`` a reference names (3.1: a
+        schema may be referred to by its ``$id``, and a place in it by its
+        ``$anchor``), or None."""
+        if self._ids is None:
+            self._ids = {v["$id"].rstrip("#"): n for n, v in self.raw.items()
+                         if isinstance(v, dict) and isinstance(v.get("$id"), str)}
+        uri, _, frag = target.partition("#")
+        name = self._ids.get(uri)
+        if name is None:
+            return None
+        home = _PREFIX + _escape(name)
+        if not frag or frag.startswith("/"):
+            return home + frag
+        for place, node in _nodes(self.raw[name], home):
+            if node.get("$anchor") == frag:
+                return place
+        return None
 
     def _anchors_of(self, schema: Any, home: str) -> dict[str, str]:
         """``$dynamicAnchor`` name → its place, inside one component."""

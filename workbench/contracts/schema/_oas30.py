@@ -50,6 +50,7 @@ _COUNTS = frozenset({"minItems", "maxItems", "minLength", "maxLength", "minPrope
                      "maxProperties"})
 _HINTS = frozenset({"discriminator", "xml", "externalDocs"})
 _NULL = {"type": "null"}
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 Ref = Callable[[str, str], str]
 #: ``warn(kind, path, message)``: a construct converted at ``path``
@@ -67,14 +68,20 @@ class Convert:
     warn: Warn | None = None
     home: str | None = None                 # what ``$recursiveRef: "#"`` names
     anchors: Mapping[str, str] | None = None  # ``$dynamicAnchor`` name → its ``$ref``
+    resources: bool = False                 # copied under another schema's ``$defs``
 
 
 def to_json_schema(schema: Any, *, oas30: bool, gemini: bool = False,
                    ref: Ref | None = None, at: str = "", warn: Warn | None = None,
-                   home: str | None = None, anchors: Mapping[str, str] | None = None) -> Any:
+                   home: str | None = None, anchors: Mapping[str, str] | None = None,
+                   resources: bool = False) -> Any:
     """``schema`` in JSON Schema 2020-12; ``ref(target, path)`` gives each ``$ref``'s new
-    target (None: kept). ``at`` is the schema's path, for ``ref``'s errors and ``warn``."""
-    return _convert(schema, Convert(oas30, gemini, ref, warn, home, anchors), at)
+    target (None: kept). ``at`` is the schema's path, for ``ref``'s errors and ``warn``.
+    ``resources``: the schema is copied under another one's ``$defs``, so its ``$id``
+    (which ``ref`` resolves) would move the base its rewritten ``$ref``s resolve
+    against: it goes, and so do a 2020-12 ``$schema`` and ``$vocabulary`` (meta-schema
+    only)."""
+    return _convert(schema, Convert(oas30, gemini, ref, warn, home, anchors, resources), at)
 
 
 def _convert(schema: Any, c: Convert, at: str) -> Any:
@@ -88,7 +95,8 @@ def _convert(schema: Any, c: Convert, at: str) -> Any:
         schema = {**schema, "$ref": target}
     out: dict[str, Any] = {}
     for k, v in schema.items():
-        if k in _HINTS:
+        if k in _HINTS or (c.resources and (k in ("$id", "$vocabulary") or (
+                k == "$schema" and v == _DIALECT))):
             continue
         if k in SCHEMA_KEYWORDS and isinstance(v, dict):
             out[k] = _convert(v, c, f"{at}.{k}")
