@@ -110,3 +110,15 @@ def test_the_five_line_tool_list_with_recursive_keywords_imports(capsys, tmp_pat
     doc = json.loads(out)
     assert doc["manifest"]["tools"][0]["input"]["properties"]["kids"]["items"] == {"$ref": "#"}
     assert [w["kind"] for w in doc["warnings"]] == ["recursive-ref"]
+
+
+def test_a_file_that_cannot_be_read_is_refused_beside_those_that_can(capsys, tmp_path, api):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"tools": [')
+    code, out, err = run(capsys, "contract", "import", api, broken, "--json")
+    assert code == 4
+    doc = json.loads(out)
+    assert [t["tool"] for t in doc["tools"]] == ["listItems"]
+    assert sorted(r["code"] for r in doc["refused"]) == ["INVALID_JSON", "SCHEMA_INVALID"]
+    code, _, err = run(capsys, "contract", "import", api, broken)
+    assert code == 4 and f"refused[INVALID_JSON]: {broken}: " in err

@@ -158,8 +158,9 @@ def _import_notes(doc: dict[str, Any], stream: Any) -> None:
     for w in doc["warnings"]:
         stream.write(f"warning[{w['kind']}]: {w['file']}, {w['path']}: {w['message']}\n")
     for r in doc["refused"]:
-        stream.write(f"refused[{r['code']}]: {r['operation'] or r['tool'] or r['path']} at "
-                     f"{r['path']}: {r['message']}\n")
+        name = r["operation"] or r["tool"]
+        where = f"{name} at {r['path']}" if name else r["path"]
+        stream.write(f"refused[{r['code']}]: {where}: {r['message']}\n")
         if r["hint"]:
             stream.write(f"  hint: {r['hint']}\n")
     if doc["refused"]:

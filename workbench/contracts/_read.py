@@ -13,6 +13,7 @@ sniff scores it highest.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import zlib
@@ -33,6 +34,7 @@ from ..model import (
 from ..model import loads as json_loads
 from ._descriptor import VERSION, Descriptor, Provenance, ToolSet, descriptor_from_dict
 from ._errors import ContractError, ContractVersionError, UnknownSourceError
+from ._notes import attempt
 from ._source import Source
 from .anthropic import SOURCE as ANTHROPIC
 from .gemini import SOURCE as GEMINI
@@ -237,7 +239,9 @@ def read_tools(paths: Iterable[str | os.PathLike[str]]) -> ToolSet:
                                     "*.jsonl, each also .gz)", file=str(p))
         else:
             files = [p]
-        for f in files:
-            for d in _read_file(f):
-                out.add(d)
+        for f in files:  # a file that cannot be read is refused alone (``attempt``)
+            for d in attempt(functools.partial(_read_file, f), file=str(f), tool=None,
+                             path=str(f)) or ():
+                attempt(functools.partial(out.add, d), file=str(f), tool=d.tool,
+                        path=str(f))
     return out
