@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -87,6 +87,28 @@ def _nodes(node: Any, where: str) -> Iterator[tuple[str, dict[str, Any]]]:
             stack += [(v, f"{at}/{_escape(k)}") for k, v in n.items()]
         elif isinstance(n, list):
             stack += [(v, f"{at}/{i}") for i, v in enumerate(n)]
+
+
+class _Anchors(Mapping[str, str]):
+    """A component's ``$dynamicAnchor``s, looked for only when a ``$dynamicRef`` asks."""
+
+    def __init__(self, find: Callable[[], dict[str, str]]) -> None:
+        self._find = find
+        self._found: dict[str, str] | None = None
+
+    def _all(self) -> dict[str, str]:
+        if self._found is None:
+            self._found = self._find()
+        return self._found
+
+    def __getitem__(self, name: str) -> str:
+        return self._all()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
 
 
 class Components:
@@ -225,7 +247,7 @@ class Components:
         def said(kind: str, path: str, message: str) -> None:
             warn(kind, message, file=self.file, tool=None if home else tool, path=path)
 
-        anchors = self._anchors_of(schema, home) if home is not None else None
+        anchors = _Anchors(lambda: self._anchors_of(schema, home)) if home is not None else None
         return to_json_schema(schema, oas30=self.oas30, ref=ref, at=at, warn=said,
                               home=home, anchors=anchors, resources=True), names
 

@@ -161,7 +161,8 @@ def _static_dynamic(schema: dict[str, Any], c: Convert, at: str) -> dict[str, An
         out["$ref"] = c.home
         if c.warn is not None:
             c.warn("recursive-ref", at, f"$recursiveRef '#' read as $ref {c.home!r}")
-    elif isinstance(dyn, str) and dyn.startswith("#") and c.anchors and dyn[1:] in c.anchors:
+    elif (isinstance(dyn, str) and dyn.startswith("#") and c.anchors is not None
+          and dyn[1:] in c.anchors):
         del out["$dynamicRef"]
         out["$ref"] = c.anchors[dyn[1:]]
         if c.warn is not None:
