@@ -36,37 +36,13 @@ from .._errors import SchemaInvalidError
 from .._notes import warn
 from ..schema import pointer, to_json_schema
 
-__all__ = ["Components", "Origin", "resolve"]
+__all__ = ["Components", "Origin"]
 
 _PREFIX = "#/components/schemas/"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:|^//")
 #: a place in a document: the file it lives in (None: the document itself)
 Origin = Path | None
-
-
-def resolve(doc: Any, node: Any, file: str, at: str, tool: str | None = None,
-            comps: Components | None = None) -> Any:
-    """``node`` with a chain of ``$ref``s (to a parameter, a request body, a response)
-    followed; ``SchemaInvalidError`` naming the file, the tool and the path for one that
-    resolves to nothing, or a cycle. With ``comps``, a ``$ref`` to a file beside the
-    document is followed too (``comps.follow``); without, it is refused."""
-    if comps is not None:
-        return comps.follow(node, at, tool)[0]
-    seen: set[str] = set()
-    while isinstance(node, dict) and isinstance(node.get("$ref"), str):
-        ref = node["$ref"]
-        if not ref.startswith("#/") or ref in seen:
-            why = "is a cycle" if ref in seen else "points outside the document"
-            raise SchemaInvalidError(f"{file}, {at}: $ref {ref!r} {why}", file=file,
-                                     tool=tool, path=at)
-        seen.add(ref)
-        try:
-            node = pointer(doc, ref)
-        except KeyError:
-            raise SchemaInvalidError(f"{file}, {at}: $ref {ref!r} resolves to nothing",
-                                     file=file, tool=tool, path=at) from None
-    return node
 
 
 def _name(part: str) -> str:
