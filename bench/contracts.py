@@ -20,7 +20,22 @@ the clock starts; the median is printed.
 
 Target: import of 2,000 operations in **< 5 s**. The ratio printed is import / baseline.
 
+``--case openai``: OpenAI's published OpenAPI document (``tests/corpus/openai-openapi/``,
+about 3 MB of YAML, 280-290 operations, recursive schemas; kept gzip-compressed and read
+so by import) at its newer commit, with the older one for the diff:
+
+- ``yaml``: the file decompressed and loaded with ``yaml.load(..., Loader=yaml.CSafeLoader)``,
+  the baseline;
+- ``import``: ``read_tools([FILE])``, as ``contract import`` reads it;
+- ``lint``: ``lint`` of those descriptors for all four providers (import not timed);
+- ``diff``: ``diff_tools`` of the older commit's descriptors against the newer's (both
+  imports not timed; the time with them, as ``contract diff OLD NEW`` runs, is printed
+  beside it).
+
+Targets: import <= **3x** the YAML load; diff <= **2x** import; lint <= **2x** import.
+
     python bench/contracts.py [--operations 2000] [--input FILE] [--repeat 3] [--json]
+    python bench/contracts.py --case openai [--repeat 3] [--json]
 """
 
 from __future__ import annotations
@@ -38,6 +53,12 @@ from _measure import ChildFailed, finish, measure
 
 TARGET_IMPORT_SECONDS = 5.0
 METHODS = ("import", "baseline", "lint", "diff")
+#: the named case: OpenAI's document at two commits (older, newer)
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "corpus" / "openai-openapi"
+OPENAI = (CORPUS / "openapi-d089641.yaml.gz", CORPUS / "openapi-f85dbe2.yaml.gz")
+OPENAI_METHODS = ("yaml", "import", "lint", "diff")
+#: targets of the named case: each method's time over the one it is held to
+OPENAI_TARGETS = {"import": ("yaml", 3.0), "lint": ("import", 2.0), "diff": ("import", 2.0)}
 
 
 def _quiet_imports() -> None:
@@ -118,10 +139,89 @@ def diff_manifests(path: Path) -> dict[str, Any] | None:
             "changes": len(result.changes)}
 
 
-def _child(method: str, path: Path) -> dict[str, Any] | None:
+def run_yaml(path: Path) -> dict[str, Any]:
+    import gzip
+
+    import yaml
+
+    t0 = time.perf_counter()
+    data = path.read_bytes()
+    doc = yaml.load(gzip.decompress(data) if path.suffix == ".gz" else data,
+                    Loader=yaml.CSafeLoader)
+    return {"seconds": time.perf_counter() - t0, "paths": len(doc.get("paths") or {})}
+
+
+def run_diff_docs(path: Path) -> dict[str, Any]:
+    _quiet_imports()
+    from workbench.contracts import diff_tools, read_tools
+
+    t0 = time.perf_counter()
+    old, new = read_tools([OPENAI[0]]), read_tools([path])
+    t1 = time.perf_counter()
+    result = diff_tools(old, new)
+    t2 = time.perf_counter()
+    return {"seconds": t2 - t1, "with_imports": t2 - t0, "tools": len(new),
+            "changes": len(result.changes)}
+
+
+def _child(method: str, path: Path, case: str) -> dict[str, Any] | None:
     if method == "diff":
-        return diff_manifests(path)
-    return {"import": run_import, "baseline": run_baseline, "lint": run_lint}[method](path)
+        return run_diff_docs(path) if case == "openai" else diff_manifests(path)
+    return {"import": run_import, "baseline": run_baseline, "lint": run_lint,
+            "yaml": run_yaml}[method](path)
+
+
+def run_openai(args: argparse.Namespace) -> dict[str, Any]:
+    """The named case: each method in a fresh interpreter, interleaved, medians."""
+    path = OPENAI[1]
+    runs: dict[str, list[dict[str, Any]]] = {m: [] for m in OPENAI_METHODS}
+    failures: list[str] = []
+    for _ in range(args.repeat):
+        for m in OPENAI_METHODS:
+            cmd = [sys.executable, __file__, "--one", m, "--case", "openai", "--input",
+                   str(path)]
+            try:
+                res = measure(cmd, m)
+            except ChildFailed as exc:
+                failures.append(str(exc))
+                continue
+            if res.get("seconds") is not None:
+                runs[m].append(res)
+    rows = {m: {**rs[0], "seconds": statistics.median(r["seconds"] for r in rs),
+                "peak_rss_mb": max(r["peak_rss_mb"] for r in rs)}
+            for m, rs in runs.items() if rs}
+    ratios = {m: rows[m]["seconds"] / rows[base]["seconds"]
+              for m, (base, _) in OPENAI_TARGETS.items() if m in rows and base in rows}
+    return {"case": "openai", "file": path.name, "older": OPENAI[0].name,
+            "bytes": path.stat().st_size, "repeat": args.repeat, "rows": rows,
+            "ratios": ratios, "targets_met": {m: r <= OPENAI_TARGETS[m][1]
+                                              for m, r in ratios.items()},
+            "failures": failures}
+
+
+def report_openai(doc: dict[str, Any]) -> None:
+    print(f"OpenAI's OpenAPI document {doc['file']} ({doc['bytes'] / 1e6:.2f} MB gzip), "
+          f"diffed against {doc['older']}; median of {doc['repeat']} runs, each in a fresh "
+          "interpreter\n")
+    what = {"yaml": lambda r: f"yaml.load CSafeLoader, {r['paths']} paths",
+            "import": lambda r: f"{r['tools']} descriptors",
+            "lint": lambda r: f"{r['problems']} problems over 4 providers",
+            "diff": lambda r: f"{r['changes']} changes over {r['tools']} tools (with both "
+                              f"imports, as `contract diff` runs: {r['with_imports']:.3f} s)"}
+    print(f"{'method':<8} {'seconds':>9} {'peak RSS':>10}  what")
+    for m in OPENAI_METHODS:
+        r = doc["rows"].get(m)
+        if r is None:
+            print(f"{m:<8} {'-':>9} {'-':>10}  not measured")
+            continue
+        print(f"{m:<8} {r['seconds']:>9.3f} {r['peak_rss_mb']:>7,.0f} MB  {what[m](r)}")
+    print()
+    for m, ratio in doc["ratios"].items():
+        base, target = OPENAI_TARGETS[m]
+        print(f"ratio {m} / {base}: {ratio:.2f}x (target <= {target:.0f}x: "
+              f"{'met' if doc['targets_met'][m] else 'NOT met'})")
+    for line in doc["failures"]:
+        print("FAILED:", line)
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -194,11 +294,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--one", choices=METHODS, help=argparse.SUPPRESS)  # one run, in a child
+    ap.add_argument("--case", choices=("generated", "openai"), default="generated",
+                    help="openai: OpenAI's published document (tests/corpus/openai-openapi)")
+    ap.add_argument("--one", choices=(*METHODS, "yaml"),
+                    help=argparse.SUPPRESS)  # one run, in a child
     args = ap.parse_args(argv)
     if args.one is not None:
-        print(json.dumps(_child(args.one, Path(args.input)) or {"seconds": None}))
+        print(json.dumps(_child(args.one, Path(args.input), args.case) or {"seconds": None}))
         return 0
+    if args.case == "openai":
+        return finish(run_openai(args), args.json, report_openai)
     return finish(run(args), args.json, report)
 
 

@@ -128,7 +128,7 @@ BAD = {
         "type": "OBJECT", "properties": {"a": {"type": "STRNIG"}}}}]}]), "SCHEMA_INVALID",
         "tool t, input at /properties/a/type"),
     "api.yaml": (OPENAPI.replace("{type: string}}", "{$ref: '#/components/schemas/Id'}}"),
-                 "SCHEMA_INVALID", "tool deleteProject, DELETE /projects/{id} parameters id"),
+                 "SCHEMA_INVALID", "tool deleteProject, paths./projects/{id}.delete.parameters.id"),
 }
 
 
@@ -138,13 +138,20 @@ def test_bad_inputs_exit_2_with_their_code_and_write_nothing(capsys, tmp_path, t
     bad = tmp_path / name
     bad.write_text(text)
     out_dir = tmp_path / "out"
-    code, out, err = run(capsys, "contract", "import", tools, bad, "--out", out_dir)
+    code, out, err = run(capsys, "contract", "import", tools, bad, "--out", out_dir,
+                         "--strict")
     assert code == 2 and out == ""
     assert err.startswith(f"error[{code_}]: ") and str(bad) in err and words in err, err
     assert "hint:" in err and "Traceback" not in err
     assert not out_dir.exists()
     code, out, _ = run(capsys, "contract", "import", bad, "--json")
-    assert code == 2 and json.loads(out)["error"]["code"] == code_
+    if name == "twice.json":  # the first t is kept, the second refused
+        assert code == 4 and json.loads(out)["refused"][0]["code"] == code_
+    else:
+        assert code == 2 and json.loads(out)["error"]["code"] == code_
+    if code_ in ("SCHEMA_INVALID", "DUPLICATE_TOOL"):  # a tool refused alone: partial
+        code, out, err = run(capsys, "contract", "import", tools, bad, "--json")
+        assert code == 4 and [r["code"] for r in json.loads(out)["refused"]] == [code_]
 
 
 def test_lint_names_each_problem_and_exits_1(capsys, tools):

@@ -67,7 +67,12 @@ def _register_import(actions: Any) -> None:
         "documents; the format is detected from the content) and, with --from-store, the "
         "tool definitions the store's traces recorded. Without --out, print them as one "
         "YAML manifest; with --out, write one YAML file per tool, all or nothing. What a "
-        "source cannot say stays empty and is listed under source.unknown.",
+        "source cannot say stays empty and is listed under source.unknown. A tool (an "
+        "OpenAPI operation) whose schema cannot be used is refused on its own and listed "
+        "on stderr with its code, path and hint; the others are imported and the exit "
+        "status is 4 (partial). Constructs converted on the way (OpenAPI 3.0 keywords in "
+        "a 3.1 document, $recursiveRef, a required name given twice) are listed as "
+        "warnings and do not change the exit status.",
         epilog="examples:\n  workbench contract import api.yaml --out contracts/\n"
                "  workbench contract import --from-store --trace 4bf92f35 --json\n"
                "  workbench contract import tools.mcp.json > tools.yaml",
@@ -81,6 +86,9 @@ def _register_import(actions: Any) -> None:
     a.add_argument("--out", metavar="DIR", help="write DIR/<tool>.yaml for each tool")
     a.add_argument("--force", action="store_true",
                    help="replace descriptor files of other content under --out")
+    a.add_argument("--strict", action="store_true",
+                   help="refuse the whole import (exit 2, nothing written) when any tool "
+                        "is refused, instead of importing the others (exit 4)")
     common(a)
     a.set_defaults(func=run_import)
 
@@ -139,9 +147,33 @@ def run_import(args: argparse.Namespace) -> int:
                          hint="run `workbench contract import --help` for examples")
     store = Store(resolve_store_path(args.store)) if from_store else None
     result = import_contracts(args.files, store=store, traces=args.trace, out=args.out,
-                              force=args.force)
-    emit(args, result.to_dict(), lambda: _import_text(result))
-    return 0
+                              force=args.force, strict=args.strict)
+    from ..redact import masked
+
+    doc = result.to_dict()
+    for key in ("refused", "warnings"):  # messages quote the document: masked as errors are
+        doc[key] = [{k: masked(v) if isinstance(v, str) else v for k, v in item.items()}
+                    for item in doc[key]]
+    emit(args, doc, lambda: _import_text(result))
+    if not args.json:
+        _import_notes(doc, sys.stderr)
+    return 4 if result.partial else 0
+
+
+def _import_notes(doc: dict[str, Any], stream: Any) -> None:
+    """The warnings (each with its kind and place) and the refused tools (each with its
+    code, path and hint), already masked."""
+    for w in doc["warnings"]:
+        stream.write(f"warning[{w['kind']}]: {w['file']}, {w['path']}: {w['message']}\n")
+    for r in doc["refused"]:
+        name = r["operation"] or r["tool"]
+        where = f"{name} at {r['path']}" if name else r["path"]
+        stream.write(f"refused[{r['code']}]: {where}: {r['message']}\n")
+        if r["hint"]:
+            stream.write(f"  hint: {r['hint']}\n")
+    if doc["refused"]:
+        stream.write(f"partial: {len(doc['tools'])} tools imported, {len(doc['refused'])} "
+                     "refused (--strict refuses the whole import instead)\n")
 
 
 def _import_text(result: ImportResult) -> str:

@@ -5,12 +5,13 @@ A ``Descriptor`` is one tool's contract (``descriptor.schema.json`` is its truth
 manifests and folders, and through the importers (``SOURCES``) MCP tool lists and
 recordings, OpenAI, Anthropic and Gemini tool lists and OpenAPI documents.
 ``import_tools`` adds the tool definitions traces recorded and ``write_descriptors``
-writes one YAML file per tool. ``lint`` names what each provider (``PROVIDERS``) would
-drop or reject; ``export_tools`` writes a provider's tool JSON. ``diff_tools`` /
-``diff_contracts`` compare two sets as an agent meets them (``contract diff``), judged by
-the severity policy and by ``Consumer`` contracts (what a workflow depends on);
-``diff_sarif`` writes the result for CI. ``check_contracts`` holds recorded tool calls to
-their descriptors (``contract check``).
+writes one YAML file per tool; ``import_contracts`` imports tool by tool, listing the
+tools it refused (``Refusal``) and the constructs it converted (``Warned``). ``lint``
+names what each provider (``PROVIDERS``) would drop or reject; ``export_tools`` writes
+a provider's tool JSON. ``diff_tools`` / ``diff_contracts`` compare two sets as an agent
+meets them (``contract diff``), judged by the severity policy and by ``Consumer``
+contracts (what a workflow depends on); ``diff_sarif`` writes the result for CI.
+``check_contracts`` holds recorded tool calls to their descriptors (``contract check``).
 """
 
 from ._check import (
@@ -63,6 +64,10 @@ from ._import import (
     tools_from_store,
     write_descriptors,
 )
+from ._notes import (
+    Refusal,
+    Warned,
+)
 from ._profile import (
     SEVERITIES as LINT_SEVERITIES,
 )
@@ -111,6 +116,7 @@ from .openapi import (
 )
 from .schema import (
     check_schema,
+    nullable_31,
     pointer,
     resolve_ref,
     to_json_schema,
@@ -150,11 +156,13 @@ __all__ = [
     "Problem",
     "ProblemGroup",
     "Provenance",
+    "Refusal",
     "SchemaChange",
     "SchemaInvalidError",
     "Source",
     "ToolSet",
     "UnknownSourceError",
+    "Warned",
     "Written",
     "annotations_for",
     "calls_of",
@@ -180,6 +188,7 @@ __all__ = [
     "load_consumer",
     "load_document",
     "manifest",
+    "nullable_31",
     "parse_consumer",
     "pointer",
     "provider_json",

@@ -141,6 +141,25 @@ def _validator() -> Any:
     return jsonschema.Draft202012Validator(schema)
 
 
+@functools.lru_cache(maxsize=1)
+def _compiled() -> Any:
+    import fastjsonschema
+
+    return fastjsonschema.compile(json.loads(_SCHEMA_FILE.read_text(encoding="utf-8")))
+
+
+def _fits(doc: Mapping[str, Any]) -> bool:
+    """Whether the schema file takes ``doc`` (compiled: about a hundred times faster
+    than jsonschema, which is asked only to word a refusal)."""
+    import fastjsonschema
+
+    try:
+        _compiled()(dict(doc))
+    except fastjsonschema.JsonSchemaException:
+        return False
+    return True
+
+
 def _where(path: Iterator[Any] | Any) -> str:
     parts = list(path)
     return ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in parts
@@ -166,8 +185,9 @@ def descriptor_from_dict(doc: Any, file: str | None = None) -> Descriptor:
         if found > depth.value:
             raise depth.breach(f"{named}, {side} with its $refs followed", found,
                                file=file, tool=tool, path=side)
-    error = next(iter(sorted(_validator().iter_errors(dict(doc)),
-                             key=lambda e: list(map(str, e.absolute_path)))), None)
+    error = None if _fits(doc) else next(iter(sorted(
+        _validator().iter_errors(dict(doc)), key=lambda e: list(map(str, e.absolute_path)))),
+        None)
     if error is not None:
         raise ContractError(f"{named}, {_where(error.absolute_path)}: {error.message}",
                             file=file, tool=tool, path=_where(error.absolute_path))

@@ -25,6 +25,7 @@ from ..model import loads as json_loads
 from ..store import Store, atomic_write_all
 from ._descriptor import VERSION, Descriptor, ToolSet
 from ._errors import DescriptorExistsError, DuplicateToolError
+from ._notes import Refusal, Warned, collecting
 from ._read import read_document, read_tools
 
 __all__ = ["ImportResult", "Written", "dump_yaml", "file_name", "import_contracts",
@@ -163,15 +164,23 @@ def write_descriptors(tools: ToolSet, out: str | os.PathLike[str], *,
 
 @dataclass(frozen=True)
 class ImportResult:
-    """What ``contract import`` did: the descriptors, and the files written, if any."""
+    """What ``contract import`` did: the descriptors, the files written, if any, the
+    tools refused (each with its code, path and hint) and the constructs converted."""
 
     tools: ToolSet
     out: str | None = None
     written: tuple[Written, ...] = ()
+    refused: tuple[Refusal, ...] = ()
+    warnings: tuple[Warned, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """Whether some tools were refused (``contract import`` exits 4)."""
+        return bool(self.refused)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{tools: [{tool, format, file, unknown}], out}``, each tool with its ``path``
-        and ``status`` when written, or the ``manifest`` when not."""
+        """``{tools: [{tool, format, file, unknown}], out, refused, warnings}``, each tool
+        with its ``path`` and ``status`` when written, or the ``manifest`` when not."""
         files = {w.tool: w for w in self.written}
         tools = []
         for d in self.tools.values():
@@ -179,7 +188,9 @@ class ImportResult:
             if d.tool in files:
                 item.update(path=files[d.tool].path, status=files[d.tool].status)
             tools.append(item)
-        doc: dict[str, Any] = {"tools": tools, "out": self.out}
+        doc: dict[str, Any] = {"tools": tools, "out": self.out,
+                               "refused": [r.to_dict() for r in self.refused],
+                               "warnings": [w.to_dict() for w in self.warnings]}
         if self.out is None:
             doc["manifest"] = manifest(self.tools)
         return doc
@@ -187,9 +198,17 @@ class ImportResult:
 
 def import_contracts(paths: Sequence[str | os.PathLike[str]], *, store: Store | None = None,
                      traces: Sequence[str] = (), out: str | os.PathLike[str] | None = None,
-                     force: bool = False) -> ImportResult:
-    """``contract import``: read everything, then (with ``out``) write every descriptor."""
-    tools = import_tools(paths, store=store, traces=traces)
+                     force: bool = False, strict: bool = False) -> ImportResult:
+    """``contract import``: read everything, then (with ``out``) write every descriptor.
+    A tool that cannot be used is refused on its own and listed (``refused``), the others
+    imported; with ``strict`` the first refusal is raised and nothing is written, and so
+    it is when every tool was refused (nothing to keep is no partial import)."""
+    with collecting(strict=strict) as notes:
+        tools = import_tools(paths, store=store, traces=traces)
+    if notes.refused and not tools and notes.refused[0].error is not None:
+        raise notes.refused[0].error
+    said = (tuple(notes.refused), tuple(notes.warnings))
     if out is None:
-        return ImportResult(tools)
-    return ImportResult(tools, str(out), tuple(write_descriptors(tools, out, force=force)))
+        return ImportResult(tools, None, (), *said)
+    return ImportResult(tools, str(out), tuple(write_descriptors(tools, out, force=force)),
+                        *said)

@@ -1,5 +1,5 @@
 """Reading descriptors from files: one descriptor per file, a manifest of several, or a
-folder of them.
+folder of them; any of them may be gzip-compressed (``.gz``).
 
 A descriptor file is YAML or JSON holding one descriptor (``version: 1`` and ``tool``)
 or a manifest ``{version: 1, tools: [descriptor, …]}`` whose items may leave out
@@ -13,8 +13,10 @@ sniff scores it highest.
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
+import zlib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -32,6 +34,7 @@ from ..model import (
 from ..model import loads as json_loads
 from ._descriptor import VERSION, Descriptor, Provenance, ToolSet, descriptor_from_dict
 from ._errors import ContractError, ContractVersionError, UnknownSourceError
+from ._notes import attempt
 from ._source import Source
 from .anthropic import SOURCE as ANTHROPIC
 from .gemini import SOURCE as GEMINI
@@ -50,12 +53,14 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_document(path: Path) -> Any:
-    """The document in a file: JSON, JSON lines (a list of the lines' values) or YAML;
+    """The document in a file: JSON, JSON lines (a list of the lines' values) or YAML,
+    each also gzip-compressed (``api.yaml.gz``: read as it decompresses, within the same
+    ``contract_bytes``);
     ``InvalidJSONError`` for a ``.json`` file that is not JSON (line and column named),
     ``ContractError`` naming the file and line for anything else unreadable. Only a
     regular file is read, within ``contract_bytes``, and the document is refused past
     ``contract_depth`` before anything walks it."""
-    data = _read_bounded(path)
+    data = _gunzip(path, _read_bounded(path))
     if not data.strip():
         raise ContractError(f"{path} is empty", file=str(path))
     doc = _parse(path, data)
@@ -93,6 +98,34 @@ def _read_bounded(path: Path) -> bytes:
     return data
 
 
+def _gunzip(path: Path, data: bytes) -> bytes:
+    """``data`` decompressed when it is gzip (every member), at most ``contract_bytes``
+    of it: a small file that inflates past the bound is refused as it inflates."""
+    if not data.startswith(b"\x1f\x8b"):
+        return data
+    out = bytearray()
+    rest = data
+    try:
+        while rest:
+            inflate = zlib.decompressobj(wbits=31)
+            out += inflate.decompress(rest, _BYTES.value + 1 - len(out))
+            if len(out) > _BYTES.value or inflate.unconsumed_tail:
+                raise _BYTES.breach(str(path), f"more than {_BYTES.value:,} once "
+                                    "decompressed", file=str(path))
+            if not inflate.eof:
+                raise ContractError(f"{path} is a truncated gzip file", file=str(path))
+            rest = inflate.unused_data
+    except zlib.error as exc:
+        raise ContractError(f"{path} is not a readable gzip file ({exc})",
+                            file=str(path)) from None
+    return bytes(out)
+
+
+def _suffix(path: Path) -> str:
+    """The format's suffix, under a ``.gz``."""
+    return Path(path.stem).suffix if path.suffix == ".gz" else path.suffix
+
+
 def _not_a_file(path: Path, what: str) -> InputError:
     return InputError(f"{path} is {what}", code="NOT_A_FILE", file=str(path),
                       hint="name a descriptor or tool list file, or a folder of them")
@@ -104,7 +137,7 @@ def _parse(path: Path, data: bytes) -> Any:
     except LimitExceededError as exc:
         raise exc.at(str(path)) from None
     except ValueError as exc:
-        if path.suffix == ".json":
+        if _suffix(path) == ".json":
             raise InvalidJSONError(f"{path}: invalid JSON: {exc}", file=str(path)) from None
     lines = _json_lines(data)
     if lines is not None:
@@ -199,14 +232,16 @@ def read_tools(paths: Iterable[str | os.PathLike[str]]) -> ToolSet:
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
-            files = sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in _SUFFIXES
+            files = sorted(f for f in p.rglob("*") if f.is_file() and _suffix(f) in _SUFFIXES
                            and not any(part.startswith(".") for part in f.relative_to(p).parts))
             if not files:
                 raise ContractError(f"{p} holds no descriptor files (*.yaml, *.yml, *.json, "
-                                    "*.jsonl)", file=str(p))
+                                    "*.jsonl, each also .gz)", file=str(p))
         else:
             files = [p]
-        for f in files:
-            for d in _read_file(f):
-                out.add(d)
+        for f in files:  # a file that cannot be read is refused alone (``attempt``)
+            for d in attempt(functools.partial(_read_file, f), file=str(f), tool=None,
+                             path=str(f)) or ():
+                attempt(functools.partial(out.add, d), file=str(f), tool=d.tool,
+                        path=str(f))
     return out

@@ -10,11 +10,14 @@ file, the tool and the path.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ._descriptor import FIELDS, VERSION, Descriptor, descriptor_from_dict
 from ._errors import DuplicateToolError
+from ._notes import attempt, warn
+from .schema import recursive_as_ref
 
 __all__ = ["CONTRACT_FIELDS", "Source", "build", "is_str_list", "unique", "where"]
 
@@ -38,6 +41,10 @@ def build(fmt: str, file: str, at: str, fields: Mapping[str, Any],
     stated), ``unknown`` the fields the source cannot say, in descriptor field order
     (dotted sub-fields such as ``errors.retryable`` after their field)."""
     said = {k: v for k, v in fields.items() if v is not None}
+    for side in ("input", "output"):
+        if side in said:
+            said[side] = recursive_as_ref(said[side], functools.partial(
+                _said, file, said.get("tool"), side), side)
     names = set(unknown)
     order = {f: i for i, f in enumerate(CONTRACT_FIELDS)}
     listed = sorted(names, key=lambda n: (order.get(n.split(".")[0], len(order)), n))
@@ -46,20 +53,36 @@ def build(fmt: str, file: str, at: str, fields: Mapping[str, Any],
     return descriptor_from_dict(doc, where(file, at))
 
 
+def _said(file: str, tool: Any, side: str, kind: str, path: str, message: str) -> None:
+    warn(kind, message, file=file, tool=tool if isinstance(tool, str) else None,
+         path=path or side)
+
+
 def is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def unique(found: Iterable[tuple[str, Descriptor]], file: str) -> list[Descriptor]:
-    """The descriptors of one file, each ``(where, descriptor)``; a name twice is
-    refused, naming both places."""
+def unique(found: Iterable[tuple[str, Descriptor | Callable[[], Descriptor]]],
+           file: str) -> list[Descriptor]:
+    """The descriptors of one file, each ``(where, descriptor)``, or ``(where, read)``
+    read tool by tool (``attempt``: a tool that cannot be used is refused on its own
+    where the caller collects refusals). A name twice is refused, naming both places."""
     seen: dict[str, str] = {}
     out = []
-    for at, d in found:
+    for at, got in found:
+        d = attempt(got, file=file, tool=None, path=at) if callable(got) else got
+        if d is None:
+            continue
         if d.tool in seen:
-            raise DuplicateToolError(f"{file}: tool {d.tool} is described twice "
-                                     f"({seen[d.tool]} and {at})", file=file, tool=d.tool,
-                                     path=at)
+            first = seen[d.tool]
+            attempt(functools.partial(_twice, file, d.tool, first, at), file=file,
+                    tool=d.tool, path=at)
+            continue
         seen[d.tool] = at
         out.append(d)
     return out
+
+
+def _twice(file: str, tool: str, first: str, at: str) -> Descriptor:
+    raise DuplicateToolError(f"{file}: tool {tool} is described twice ({first} and {at})",
+                             file=file, tool=tool, path=at)

@@ -20,9 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..contracts import Components, ContractError, load_document, pointer
+from ..contracts import Components, ContractError, load_document, nullable_31, pointer
 from ._errors import OpenAPIError
-from ._nullable import nullable_31
 
 __all__ = ["CURSOR_NAMES", "METHODS", "SEQUENCES", "Media", "Operation", "Paging", "Param",
            "Spec", "load_spec", "parse_spec"]

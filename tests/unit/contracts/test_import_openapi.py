@@ -7,6 +7,7 @@ import copy
 import jsonschema
 import pytest
 
+from workbench.config import RefError
 from workbench.contracts import (
     DuplicateToolError,
     SchemaInvalidError,
@@ -136,18 +137,19 @@ def test_a_recursive_component_stays_recursive_and_validates():
 @pytest.mark.parametrize(("edit", "error", "words"), [
     (lambda d: d["components"]["schemas"]["Order"]["properties"].update(
         id={"$ref": "#/components/schemas/Nope"}), SchemaInvalidError,
-     "tool getOrder, components/schemas/Order/properties/id: $ref '#/components/schemas/Nope' "
-     "resolves to nothing"),
+     "tool getOrder, components.schemas.Order.properties.id: $ref "
+     "'#/components/schemas/Nope' resolves to nothing"),
     (lambda d: d["components"]["schemas"]["Money"].update(
-        properties={"amount": {"$ref": "money.yaml#/Amount"}}), SchemaInvalidError,
-     "points outside the document"),
+        properties={"amount": {"$ref": "https://example.com/money.yaml#/Amount"}}), RefError,
+     "is a URL; only files inside the folder are read"),
     (lambda d: d["components"]["schemas"]["Money"].update(type="strnig"), SchemaInvalidError,
      "tool getOrder, output at /$defs/Money/type"),
     (lambda d: d["paths"]["/orders"]["put"].update(operationId="getOrder"), DuplicateToolError,
      "tool getOrder is described twice (GET /orders/{id} and PUT /orders)"),
     (lambda d: d["paths"]["/orders"]["post"].update(
         parameters=[{"$ref": "#/components/parameters/Gone"}]), SchemaInvalidError,
-     "POST /orders parameters[0]: $ref '#/components/parameters/Gone' resolves to nothing"),
+     "paths./orders.post.parameters[0]: $ref '#/components/parameters/Gone' resolves to "
+     "nothing"),
 ])
 def test_bad_documents_name_the_file_the_tool_and_the_path(edit, error, words):
     doc = copy.deepcopy(API)

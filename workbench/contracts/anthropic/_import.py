@@ -12,6 +12,7 @@ provider's, not contracts: skipped.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._descriptor import Descriptor
@@ -49,9 +50,10 @@ def sniff(doc: Any) -> int:
 
 def read(doc: Any, file: str) -> list[Descriptor]:
     items, prefix = (doc["tools"], "tools") if isinstance(doc, dict) else (doc, "")
-    return unique(((f"{prefix}[{i}]", build("anthropic", file, f"{prefix}[{i}]", {
-        "tool": t["name"], "description": t.get("description"), "input": t["input_schema"]},
-        UNKNOWN)) for i, t in enumerate(items) if _is_tool(t)), file)
+    return unique(((f"{prefix}[{i}]", functools.partial(build, "anthropic", file,
+                    f"{prefix}[{i}]", {"tool": t["name"], "description": t.get("description"),
+                                       "input": t["input_schema"]}, UNKNOWN))
+                   for i, t in enumerate(items) if _is_tool(t)), file)
 
 
 SOURCE: Source = ("anthropic", sniff, read)

@@ -14,6 +14,7 @@ the provider's, not contracts: skipped.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._descriptor import Descriptor
@@ -95,7 +96,7 @@ def read(doc: Any, file: str) -> list[Descriptor]:
             "function_declarations")
         for j, decl in enumerate(decls):
             at = f"{base}{key}[{j}]"
-            found.append((at, _descriptor(decl, file, at)))
+            found.append((at, functools.partial(_descriptor, decl, file, at)))
     return unique(found, file)
 
 

@@ -16,11 +16,13 @@ writes. docs/contracts.md ("Import") has the table and the reasons.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from typing import Any
 
 from .._descriptor import Descriptor
 from .._errors import ContractError, DuplicateToolError, UnknownSourceError
+from .._notes import attempt
 from .._source import Source, build, where
 
 __all__ = ["META_FIELDS", "META_PREFIX", "SOURCE", "annotations_for", "side_effect_of"]
@@ -195,16 +197,26 @@ def read(doc: Any, file: str) -> list[Descriptor]:
     for listing, tools in listings:
         here: set[str] = set()
         for at, tool in tools:
-            d = _descriptor(tool, file, at)
+            name = tool.get("name") if isinstance(tool, dict) else None
+            d = attempt(functools.partial(_descriptor, tool, file, at), file=file,
+                        tool=name if isinstance(name, str) else None, path=at)
+            if d is None:
+                continue
             seen = out.get(d.tool)
             if d.tool in here or (seen is not None and seen[1] != d):
                 what = "twice" if d.tool in here else "twice with different definitions"
-                raise DuplicateToolError(f"{file}: tool {d.tool} is listed {what} "
-                                         f"({seen[0] if seen else listing} and {at})",
-                                         file=file, tool=d.tool, path=at)
+                attempt(functools.partial(_listed_twice, file, d.tool, what,
+                                          seen[0] if seen else listing, at),
+                        file=file, tool=d.tool, path=at)
+                continue
             here.add(d.tool)
             out.setdefault(d.tool, (at, d))
     return [d for _, d in out.values()]
+
+
+def _listed_twice(file: str, tool: str, what: str, first: str, at: str) -> Descriptor:
+    raise DuplicateToolError(f"{file}: tool {tool} is listed {what} ({first} and {at})",
+                             file=file, tool=tool, path=at)
 
 
 SOURCE: Source = ("mcp", sniff, read)

@@ -13,6 +13,7 @@ for the schema, not part of the contract; it is not kept. Built-in tools (``web_
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from .._descriptor import Descriptor
@@ -65,7 +66,7 @@ def _descriptor(item: dict[str, Any], file: str, at: str) -> Descriptor:
 
 def read(doc: Any, file: str) -> list[Descriptor]:
     items, prefix = (doc["tools"], "tools") if isinstance(doc, dict) else (doc, "")
-    return unique(((f"{prefix}[{i}]", _descriptor(t, file, f"{prefix}[{i}]"))
+    return unique(((f"{prefix}[{i}]", functools.partial(_descriptor, t, file, f"{prefix}[{i}]"))
                    for i, t in enumerate(items) if t.get("type") == "function"), file)
 
 

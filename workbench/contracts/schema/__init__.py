@@ -25,6 +25,9 @@ from ._oas30 import (
     LIST_KEYWORDS,
     MAP_KEYWORDS,
     SCHEMA_KEYWORDS,
+    nullable_31,
+    nullable_node,
+    recursive_as_ref,
     to_json_schema,
 )
 
@@ -40,7 +43,10 @@ __all__ = [
     "check_schema",
     "description_text",
     "expanded_depth",
+    "nullable_31",
+    "nullable_node",
     "pointer",
+    "recursive_as_ref",
     "resolve_ref",
     "same_json",
     "shape",

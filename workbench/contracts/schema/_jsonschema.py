@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote
 
 from ...rules import has_ref_loop
 from ._metaschema import is_schema
+from ._shared import Shared, expanded_height, has_loop, refs_in, shared_context
 
 __all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
 
@@ -79,7 +81,11 @@ def expanded_depth(schema: Any) -> int:
     an exporter that inlines references writes it (a chain of hundreds of definitions
     each naming the next is shallow as written and hundreds of levels deep inlined). A
     reference back into a schema being expanded (a recursive schema) counts as a leaf:
-    exporters refuse or stop such loops themselves. Walked without recursion."""
+    exporters refuse or stop such loops themselves. Walked without recursion; the
+    ``$defs`` members many schemas share are walked once (``_shared``)."""
+    ctx = _context(schema)
+    if ctx is not None:
+        return expanded_height(schema, ctx, _lander(schema))
     height: dict[int, int] = {}  # -1: being expanded
     stack: list[tuple[Any, bool]] = [(schema, False)]
     while stack:
@@ -116,8 +122,43 @@ def check_schema(schema: Any) -> str | None:
         problem = _meta_problem(cls, schema, "")
     if problem is not None:
         return problem
+    ctx = _context(schema)
+    if ctx is not None:
+        return _check_refs(schema, refs_in(schema), lambda: has_loop(schema, ctx,
+                                                                      _lander(schema)))
+    return _check_refs(schema, walk_refs(schema), lambda: has_ref_loop(schema))
+
+
+def _context(schema: Any) -> Shared | None:
+    """The shared context of ``schema``'s ``$defs`` when every member is context-free
+    and its references resolve (else None: the plain walk words any problem)."""
+    ctx = shared_context(schema)
+    if ctx is None:
+        return None
+
+    def resolve(ref: str) -> Any:
+        return resolve_ref(ctx.view, {"$ref": ref})
+
+    defs = schema["$defs"]
+    for member in defs.values():
+        free, problem, names = ctx.member(member, resolve)
+        if not free or problem is not None or not names <= defs.keys():
+            return None
+    return ctx
+
+
+def _lander(schema: Any) -> Any:
+    def land(ref: str) -> Any:
+        try:
+            return pointer(schema, ref)
+        except KeyError:
+            return None
+    return land
+
+
+def _check_refs(schema: Any, found: Any, loops: Any) -> str | None:
     refs = False
-    for where, ref in walk_refs(schema):
+    for where, ref in found:
         refs = True
         if not ref.startswith("#"):
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
@@ -130,7 +171,7 @@ def check_schema(schema: Any) -> str | None:
             resolve_ref(schema, {"$ref": ref})
         except ValueError as exc:
             return f"at {where}: {exc} (no schema at the end of it)"
-    if refs and has_ref_loop(schema):  # a loop that consumes nothing needs a $ref
+    if (refs or "$defs" in schema) and loops():  # a loop that consumes nothing needs a $ref
         return ("at /: $refs (with allOf/anyOf/oneOf/not/if) lead back to where they started "
                 "without consuming any of the value: a validator would never end (a "
                 "recursive schema goes through properties or items)")
@@ -211,9 +252,17 @@ def _meta_problem(cls: Any, schema: Any, at: str) -> str | None:
 @functools.lru_cache(maxsize=8)
 def _meta_validator(cls: Any) -> Any:
     import jsonschema
+    from jsonschema_specifications import REGISTRY
+    from referencing.jsonschema import specification_with
 
-    meta = _flat_2020_12() if cls is jsonschema.Draft202012Validator else cls.META_SCHEMA
-    return cls(meta, format_checker=cls.FORMAT_CHECKER)
+    if cls is not jsonschema.Draft202012Validator:
+        return cls(cls.META_SCHEMA, format_checker=cls.FORMAT_CHECKER, registry=REGISTRY)
+    # the joined meta-schema registered beside the published ones it was built from, so
+    # every reference in it (anchors included) resolves offline
+    meta = _flat_2020_12()
+    resource = specification_with(_DIALECT + "schema").create_resource(meta)
+    return cls(meta, format_checker=cls.FORMAT_CHECKER,
+               registry=REGISTRY.with_resource(meta["$id"], resource))
 
 
 _DIALECT = "https://json-schema.org/draft/2020-12/"
@@ -240,9 +289,15 @@ def _flat_2020_12() -> dict[str, Any]:
             "$defs": _static(defs)}
 
 
+_VOCAB_REF = re.compile(r"^meta/[a-z-]+#/\$defs/(.+)$")
+
+
 def _static(value: Any) -> Any:
     if isinstance(value, dict):
         out = {k: _static(v) for k, v in value.items() if k != "$dynamicRef"}
+        ref = out.get("$ref")
+        if isinstance(ref, str) and (m := _VOCAB_REF.match(ref)) is not None:
+            out["$ref"] = f"#/$defs/{m.group(1)}"  # the vocabularies' $defs are joined here
         return {"$ref": "#", **out} if value.get("$dynamicRef") == "#meta" else out
     if isinstance(value, list):
         return [_static(v) for v in value]
