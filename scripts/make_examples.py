@@ -81,6 +81,28 @@ def span(n, parent, name, start_ms, end_ms, attrs, *, kind=1, error=None):
     return s
 
 
+#: the tools the agent was given, as its chat spans record them (what `contract import
+#: --from-store` reads back): the projects API as the agent knew it, `owner` filter and all
+TOOLS = [
+    {"type": "function", "name": "list_projects",
+     "description": "List the projects of one team. Filter with owner; stale=true keeps "
+                    "projects untouched for 90 days.",
+     "parameters": {"type": "object", "properties": {
+         "owner": {"type": "string", "description": "the owning team's id"},
+         "stale": {"type": "boolean"},
+         "limit": {"type": "integer", "minimum": 1, "maximum": 500}}}},
+    {"type": "function", "name": "request_approval",
+     "description": "Ask a human to approve an action on a project; answers whether it "
+                    "was approved.",
+     "parameters": {"type": "object", "required": ["project_id", "action"], "properties": {
+         "project_id": {"type": "string"}, "action": {"type": "string"}}}},
+    {"type": "function", "name": "archive_project",
+     "description": "Archive one project. Needs an approval.",
+     "parameters": {"type": "object", "required": ["project_id"], "properties": {
+         "project_id": {"type": "string"}}}},
+]
+
+
 def chat(n, parent, start, end, prompt, calls):
     out = [{"role": "assistant", "parts": [
         {"type": "tool_call", "id": cid, "name": tool, "arguments": args}
@@ -93,6 +115,7 @@ def chat(n, parent, start, end, prompt, calls):
             {"type": "text", "content": prompt}]}]),
         "gen_ai.output.messages": json.dumps(out),
         "gen_ai.response.finish_reasons": ["tool_calls"],
+        "gen_ai.tool.definitions": json.dumps(TOOLS),
     }, kind=3)
 
 

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import signal
 import socket
@@ -105,13 +104,12 @@ def blocks(page: Path) -> list[Block]:
 
 
 def _complete(text: str) -> bool:
+    """Whether ``text`` is whole commands as bash reads them: no open quote, no trailing
+    backslash, no ``for … do`` without its ``done`` (``bash -n`` parses without running)."""
     if text.rstrip().endswith("\\"):
         return False
-    try:
-        shlex.split(text, comments=True)
-    except ValueError:  # an open quote: the command goes on on the next line
-        return False
-    return True
+    return subprocess.run(["bash", "-n", "-c", text], capture_output=True,
+                          check=False).returncode == 0
 
 
 def commands(block: Block) -> list[Command]:
@@ -330,9 +328,15 @@ def test_commands_are_split_as_a_shell_reads_them() -> None:
         "    --rule r --out x.jsonl   # a comment",
         "# minimized … 1-minimal",
         "store=build/s   # a throwaway store",
+        "for case in a b \\",
+        "            c; do",
+        "    workbench promote $case",
+        "done",
     ], None)
     got = commands(block)
     assert [c.text.split()[:2] for c in got] == [["workbench", "sql"],
                                                   ["workbench", "minimize"],
-                                                  ["store=build/s", "#"]]
+                                                  ["store=build/s", "#"],
+                                                  ["for", "case"]]
+    assert got[3].text.endswith("done")
     assert got[0].shown == ["name,count"] and got[1].shown == ["minimized … 1-minimal"]
