@@ -74,6 +74,7 @@ from ._profile import (
 from ._profile import (
     Problem,
     ProblemGroup,
+    hoist_root,
 )
 from ._providers import (
     PROVIDERS,
@@ -179,6 +180,7 @@ __all__ = [
     "dump_yaml",
     "export_paths",
     "export_tools",
+    "hoist_root",
     "import_contracts",
     "import_summary",
     "import_tools",

@@ -33,8 +33,8 @@ from ._descriptor import Descriptor
 from .schema import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
 
 __all__ = ["FIXES", "SEVERITIES", "Problem", "ProblemGroup", "Profile", "Report", "admits_null",
-           "at_least", "each", "escape", "group_problems", "is_object", "nullable", "rebuild",
-           "type_names"]
+           "at_least", "each", "escape", "group_problems", "hoist_root", "is_object",
+           "nullable", "rebuild", "type_names"]
 
 #: most severe first: ``reject`` (the provider refuses the tool), ``drop`` (it ignores it)
 SEVERITIES = ("reject", "drop")
@@ -257,3 +257,33 @@ def each(schema: Any) -> Iterable[dict[str, Any]]:
                 todo.extend(v)
             elif k in MAP_KEYWORDS and isinstance(v, dict):
                 todo.extend(v.values())
+
+
+#: what may sit beside a root ``$ref`` and still be hoisted: definitions and words
+_BESIDE_ROOT_REF = frozenset({"$ref", "$defs", "definitions", "$schema", "title",
+                              "description", "$comment"})
+
+
+def hoist_root(schema: Any) -> Any:
+    """``schema`` with a root that only points into its own definitions
+    (``{$ref: "#/$defs/X", $defs: {…}}``, as imported OpenAPI components are) replaced by
+    what it points at, the definitions kept beside it for the references inside: the same
+    schema, written as providers read it (a root ``type: object``). Anything else is
+    returned as it is."""
+    if not isinstance(schema, dict) or not set(schema) <= _BESIDE_ROOT_REF:
+        return schema
+    ref = schema.get("$ref")
+    for key in ("$defs", "definitions"):
+        prefix = f"#/{key}/"
+        defs = schema.get(key)
+        if not (isinstance(ref, str) and ref.startswith(prefix) and isinstance(defs, dict)):
+            continue
+        name = ref[len(prefix):]
+        target = defs.get(name) if "/" not in name and "~" not in name else None
+        if not isinstance(target, dict) or "$ref" in target or key in target:
+            return schema
+        words = {k: v for k, v in schema.items() if k not in ("$ref", key)}
+        if any(k in target and target[k] != v for k, v in words.items()):
+            return schema
+        return {**words, **target, key: defs}
+    return schema

@@ -9,6 +9,7 @@ document with what was transformed, dropped and left out listed beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Iterable, Sequence
@@ -26,6 +27,7 @@ from ._profile import (
     Report,
     at_least,
     group_problems,
+    hoist_root,
 )
 from ._read import read_tools
 from ._source import CONTRACT_FIELDS
@@ -47,11 +49,20 @@ def _convert(profile: Profile, tools: Sequence[Descriptor]
     problems: list[Problem] = []
     for d in tools:
         report = Report(d.tool, profile.name)
-        converted.append(profile.convert(d, report))
+        converted.append(profile.convert(_hoisted(d), report))
         problems += report.found()
     if profile.check_set is not None:
         problems += profile.check_set(list(zip(tools, converted, strict=True)))
     return converted, problems
+
+
+def _hoisted(d: Descriptor) -> Descriptor:
+    """``d`` with input and output roots that only point into their definitions hoisted
+    (``hoist_root``): the same schemas, with the root type a provider checks."""
+    schema_in, schema_out = hoist_root(d.input), hoist_root(d.output)
+    if schema_in is d.input and schema_out is d.output:
+        return d
+    return dataclasses.replace(d, input=schema_in, output=schema_out)
 
 
 def lint(tools: Iterable[Descriptor], providers: Sequence[str] = PROVIDERS) -> list[Problem]:

@@ -4,7 +4,14 @@ refused unless asked for, and what the provider cannot take is refused."""
 import jsonschema
 import pytest
 
-from workbench.contracts import ExportError, descriptor_from_dict, export_tools, read_document
+from workbench.contracts import (
+    ExportError,
+    descriptor_from_dict,
+    export_tools,
+    hoist_root,
+    lint,
+    read_document,
+)
 
 FULL = {"version": 1, "tool": "orders.refund", "revision": 2, "title": "Refund",
         "description": "Refund an order once it is paid.",
@@ -104,3 +111,35 @@ def test_a_function_without_arguments_is_one_without_parameters():
     assert decl == {"name": "now"}
     (back,) = read_document(export_tools([d], "gemini").document, "g.json")
     assert back.input == {"type": "object", "properties": {}}
+
+
+REF_ROOT = {"$ref": "#/$defs/Approval", "$defs": {
+    "Approval": {"type": "object", "required": ["id"], "properties": {
+        "id": {"type": "string"}, "next": {"$ref": "#/$defs/Approval"}}}}}
+
+
+@pytest.mark.parametrize("provider", ["mcp", "openai", "anthropic", "gemini"])
+def test_a_root_that_points_into_its_definitions_is_an_object_to_every_provider(provider):
+    # as an OpenAPI import writes a response component: the root is a $ref
+    d = _d(tool="get_approval", input=REF_ROOT, output=REF_ROOT)
+    problems = [p for p in lint([d], [provider]) if p.path in ("/input", "/output")]
+    assert problems == []
+    if provider == "mcp":  # MCP keeps JSON Schema: the hoisted root, definitions beside
+        (tool,) = export_tools([d], "mcp").document["tools"]
+        assert tool["outputSchema"]["type"] == "object"
+        assert tool["outputSchema"]["$defs"] == REF_ROOT["$defs"]
+        jsonschema.validate({"id": "a", "next": {"id": "b"}}, tool["outputSchema"])
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"next": {"id": 1}}, tool["outputSchema"])
+
+
+@pytest.mark.parametrize("schema", [
+    {"$ref": "#/$defs/X", "$defs": {"X": {"type": "string"}}, "type": "object"},  # a sibling
+    {"$ref": "#/$defs/X", "$defs": {"X": {"$ref": "#/$defs/Y"}, "Y": {}}},  # a chain
+    {"$ref": "#/$defs/missing", "$defs": {}},
+    {"$ref": "https://example.test/s.json"},
+    {"$ref": "#/$defs/X", "$defs": {"X": {"type": "object", "description": "a"}},
+     "description": "b"},  # words that disagree
+])
+def test_only_a_bare_root_reference_is_hoisted(schema):
+    assert hoist_root(schema) is schema
