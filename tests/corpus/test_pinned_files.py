@@ -139,6 +139,21 @@ def test_folder_gives_what_is_pinned(folder: Path, tmp_path: Path) -> None:
                                    else {"findings": {}})}, name
 
 
+#: folders made on this machine rather than taken from a public repository (their
+#: SOURCE.md says how): pinned like the rest, not counted as the world's material
+MADE_HERE = {"genai-pydantic-ai"}
+
+
+def test_the_kept_corpus_is_wide() -> None:
+    """At least 30 real trace files pinned, from at least ten folders of other projects."""
+    folders = [f for f in _folders() if f.name not in MADE_HERE]
+    traces = [n for f in folders for n, w in _pins(f)["files"].items()
+              if not {"skipped", "merged"} & set(w)]
+    assert len(traces) >= 30, len(traces)
+    assert sum(1 for f in folders if any(
+        not {"skipped", "merged"} & set(w) for w in _pins(f)["files"].values())) >= 10
+
+
 if __name__ == "__main__":
     for arg in sys.argv[1:]:
         target = Path(arg).resolve()
