@@ -31,6 +31,7 @@ this form, to review against the source before pinning it.
 
 from __future__ import annotations
 
+import runpy
 import sys
 import tempfile
 from collections import Counter
@@ -45,25 +46,13 @@ from workbench.rules import check, load_rules
 from workbench.store import Store
 
 HERE = Path(__file__).resolve().parent
+#: each event's number of ancestors, as scripts/parent_depth.py counts them
+depths = runpy.run_path(str(HERE.parents[1] / "scripts" / "parent_depth.py"))["depths"]
 NOT_LISTED = {"SOURCE.md", "pins.yaml"}
 
 
 def _folders() -> list[Path]:
     return sorted(p.parent for p in HERE.glob("*/pins.yaml"))
-
-
-def _depths(parents: dict[str, str | None]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for start in parents:
-        chain: list[str] = []
-        node: str | None = start
-        while node is not None and node in parents and node not in out and node not in chain:
-            chain.append(node)
-            node = parents[node]
-        base = out[node] + 1 if node is not None and node in out else 0
-        for n, e in enumerate(reversed(chain)):
-            out[e] = base + n
-    return out
 
 
 def observed(folder: Path, store_dir: Path, rules_file: str | None) -> dict[str, dict[str, Any]]:
@@ -101,7 +90,7 @@ def observed(folder: Path, store_dir: Path, rules_file: str | None) -> dict[str,
         depth = 0
         for tid in ids:
             parents = {r[0]: r[1] for r in rows if r[4] == tid}
-            depth = max([depth, *_depths(parents).values()])
+            depth = max([depth, *depths(parents).values()])
         entry = out[name]
         entry.update({
             "traces": len(ids), "events": len(rows), "tool_calls": kinds.get("tool_call", 0),

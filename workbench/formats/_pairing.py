@@ -25,11 +25,13 @@ import hashlib
 import json
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator
+from typing import Any
 
 from ..model import FLAGS_KEY
 from ._adapter import RawEvent
 
-__all__ = ["UNANSWERED", "UNMATCHED", "CallPairer", "add_flag", "derived_id", "under_prompts"]
+__all__ = ["UNANSWERED", "UNMATCHED", "CallPairer", "add_flag", "derived_id", "under_prompts",
+           "unique_id"]
 
 UNANSWERED = "unanswered"
 UNMATCHED = "unmatched"
@@ -62,6 +64,18 @@ def derived_id(*parts: object, length: int = 32) -> str:
     text = json.dumps([str(p) for p in parts], ensure_ascii=True)  # unambiguous joining
     h = hashlib.sha256(text.encode("ascii"))
     return h.hexdigest()[:length]
+
+
+def unique_id(taken: set[str], preferred: Any, fallback: str) -> str:
+    """``preferred`` when it is a string not yet in ``taken``, else ``fallback``; a taken
+    id gets ``-2``, ``-3`` … The id is added to ``taken``."""
+    base = preferred if isinstance(preferred, str) and preferred else fallback
+    eid, n = base, 1
+    while eid in taken:
+        n += 1
+        eid = f"{base}-{n}"
+    taken.add(eid)
+    return eid
 
 
 class CallPairer:

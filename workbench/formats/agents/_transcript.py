@@ -10,7 +10,7 @@ from collections.abc import Hashable, Iterator
 from typing import Any
 
 from .._adapter import RawEvent, TraceInfo
-from .._pairing import UNMATCHED, CallPairer, add_flag, under_prompts
+from .._pairing import UNMATCHED, CallPairer, add_flag, under_prompts, unique_id
 
 __all__ = ["Transcript", "exit_status"]
 
@@ -29,13 +29,7 @@ class Transcript:
     def unique(self, preferred: Any, fallback: str) -> str:
         """``preferred`` when it is a string not yet used in the trace, else ``fallback``;
         a taken id gets ``-2``, ``-3``."""
-        base = preferred if isinstance(preferred, str) and preferred else fallback
-        eid, n = base, 1
-        while eid in self.ids:
-            n += 1
-            eid = f"{base}-{n}"
-        self.ids.add(eid)
-        return eid
+        return unique_id(self.ids, preferred, fallback)
 
     def add(self, kind: str, name: str, eid: Any, fallback: str, **fields: Any) -> RawEvent:
         """A new event, appended in recording order."""

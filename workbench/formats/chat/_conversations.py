@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from ...model import InvalidTraceError
 from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
 from .._decode import maybe_json
-from .._pairing import derived_id, under_prompts
+from .._pairing import derived_id, under_prompts, unique_id
 from .._values import omit_media, single_text, text_of
 from ._message_list import ChatEvents
 from ._stream import load_items, stitch_items
@@ -56,13 +56,7 @@ class Conversation(ChatEvents):
         return f"m{n}"
 
     def unique(self, preferred: Any, fallback: str) -> str:
-        base = preferred if isinstance(preferred, str) and preferred else fallback
-        eid, n = base, 1
-        while eid in self.ids:
-            n += 1
-            eid = f"{base}-{n}"
-        self.ids.add(eid)
-        return eid
+        return unique_id(self.ids, preferred, fallback)
 
     def add(self, kind: str, name: str, eid: str, **fields: Any) -> RawEvent:
         ev = RawEvent(trace_id=self.trace_id, event_id=eid, parent_id=fields.pop("parent", None),
