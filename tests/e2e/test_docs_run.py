@@ -168,9 +168,16 @@ def missing_piece(shown: list[str], printed: str) -> str | None:
     return None
 
 
+#: the port a long-running command listens on when the page does not say
+DEFAULT_PORTS = {"lab": 8888, "collect": 4318, "serve": 8765}
+
+
 def _port(text: str) -> int | None:
     m = re.search(r"--port[ =](\d+)", text)
-    return int(m.group(1)) if m else None
+    if m:
+        return int(m.group(1))
+    cmd = re.match(r"workbench\s+(?:--\S+\s+)*(\w+)", text)
+    return DEFAULT_PORTS.get(cmd.group(1)) if cmd else None
 
 
 def _answers(port: int) -> bool:
