@@ -1,7 +1,7 @@
 """Formats: the readers and writers of every source format, one package per family.
 
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
-(OTLP JSON, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
+(OTLP JSON and protobuf, SDK span JSON, Langfuse, and the OTLP writer), ``chat`` (Anthropic and
 OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Inspect, SWE-agent,
 OpenHands, tau-bench), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and
 ``jsonl`` (our own format, reader and writer side by side). An adapter reads a
@@ -25,7 +25,17 @@ from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
 from .mcp import MCP
-from .otel import LANGFUSE, OTEL_JSON, OTLP, otlp_rows
+from .otel import (
+    LANGFUSE,
+    OTEL_JSON,
+    OTLP,
+    OTLP_PROTO,
+    ProtoUnavailableError,
+    decode_traces,
+    gunzip,
+    otlp_rows,
+    proto_available,
+)
 
 __all__ = [
     "ANTHROPIC",
@@ -41,7 +51,9 @@ __all__ = [
     "OPENHANDS",
     "OTEL_JSON",
     "OTLP",
+    "OTLP_PROTO",
     "PACT",
+    "ProtoUnavailableError",
     "SWE_AGENT",
     "TAU_BENCH",
     "VCR",
@@ -49,9 +61,12 @@ __all__ = [
     "RawEvent",
     "SourceFile",
     "TraceInfo",
+    "decode_traces",
+    "gunzip",
     "loads_exact",
     "open_source",
     "otlp_rows",
+    "proto_available",
     "split_lines",
     "unrecognised",
     "write_jsonl",

@@ -14,6 +14,7 @@ from ..formats import (
     OPENHANDS,
     OTEL_JSON,
     OTLP,
+    OTLP_PROTO,
     PACT,
     SWE_AGENT,
     TAU_BENCH,
@@ -29,7 +30,7 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 #: in order of precedence when two adapters are equally sure
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, LANGFUSE, INSPECT, TAU_BENCH,
                                    SWE_AGENT, OPENHANDS, CLAUDE_CODE, HAR, VCR, PACT, MCP,
-                                   ANTHROPIC, OPENAI)
+                                   ANTHROPIC, OPENAI, OTLP_PROTO)
 
 
 def format_names() -> list[str]:

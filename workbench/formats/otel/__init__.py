@@ -1,9 +1,19 @@
-"""OpenTelemetry: OTLP JSON (documents, collector JSONL, Tempo envelopes), SDK span JSON,
-Langfuse exports, all mapped by one span mapping (``_span``); and the OTLP writer."""
+"""OpenTelemetry: OTLP JSON (documents, collector JSONL, Tempo envelopes), OTLP protobuf
+(files and the collector's bodies, turned into OTLP JSON), SDK span JSON, Langfuse
+exports, all mapped by one span mapping (``_span``); and the OTLP writer."""
 
 from ._langfuse import LANGFUSE
 from ._otel_json import OTEL_JSON
 from ._otlp import OTLP
+from ._otlp_proto import (
+    OTLP_PROTO,
+    ProtoUnavailableError,
+    decode_traces,
+    gunzip,
+    proto_available,
+    to_otlp_json,
+)
 from ._write import otlp_rows
 
-__all__ = ["LANGFUSE", "OTEL_JSON", "OTLP", "otlp_rows"]
+__all__ = ["LANGFUSE", "OTEL_JSON", "OTLP", "OTLP_PROTO", "ProtoUnavailableError",
+           "decode_traces", "gunzip", "otlp_rows", "proto_available", "to_otlp_json"]
