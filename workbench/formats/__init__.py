@@ -35,6 +35,7 @@ from .otel import (
     gunzip,
     otlp_rows,
     proto_available,
+    span_trace_id,
 )
 
 __all__ = [
@@ -53,11 +54,11 @@ __all__ = [
     "OTLP",
     "OTLP_PROTO",
     "PACT",
-    "ProtoUnavailableError",
     "SWE_AGENT",
     "TAU_BENCH",
     "VCR",
     "Adapter",
+    "ProtoUnavailableError",
     "RawEvent",
     "SourceFile",
     "TraceInfo",
@@ -67,6 +68,7 @@ __all__ = [
     "open_source",
     "otlp_rows",
     "proto_available",
+    "span_trace_id",
     "split_lines",
     "unrecognised",
     "write_jsonl",

@@ -21,6 +21,7 @@ import base64
 import struct
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from ...model import LIMITS, InputError, InvalidTraceError
@@ -29,7 +30,7 @@ from ._facts import TraceFacts
 from ._otlp import map_resource_spans
 
 __all__ = ["OTLP_PROTO", "OTLPProtoAdapter", "ProtoUnavailableError", "decode_traces",
-           "gunzip", "proto_available", "to_otlp_json"]
+           "gunzip", "proto_available", "span_trace_id", "to_otlp_json"]
 
 _GZIP = b"\x1f\x8b"
 _ZSTD = b"\x28\xb5\x2f\xfd"
@@ -155,6 +156,20 @@ def _framed(data: bytes) -> bool:
         return False
     size = struct.unpack_from(">I", data, 0)[0]
     return 0 < size <= len(data) - 4 and data[4] in (0x0A, _ZSTD[0])
+
+
+_REQUEST = SourceFile(Path("the request"), "", 0, b"")
+
+
+def span_trace_id(resource: Any, scope: Any, span: Any) -> str:
+    """The trace id of one span received alone (with its resource and scope), as ingest
+    will read it: the span is mapped by the very code ``ingest`` runs, so a span that
+    passes here cannot fail the commit. ``InvalidTraceError`` says why it is refused."""
+    rs = {"resource": resource, "scopeSpans": [{"scope": scope, "spans": [span]}]}
+    if resource is None:
+        del rs["resource"]
+    events = map_resource_spans([rs], _REQUEST, TraceFacts())
+    return events[0].trace_id
 
 
 # -- detection ----------------------------------------------------------------------------

@@ -1,0 +1,158 @@
+"""The traces being received: each in a store journal of its own, committed when idle.
+
+Every accepted span is redacted and appended, as an OTLP/JSON line, to the journal of
+its trace (``STORE/_journals/collect-TRACE-RUN-ENV.jsonl``) before the exporter gets
+its answer. A trace that has received nothing for ``idle`` seconds, every trace at
+shutdown, and the least recently active ones when more than ``max_traces`` are open,
+are committed together: their journals ingested as one batch (format ``otlp``, in the
+environment named in the journal's name), then removed. A span that arrives for a
+trace already committed (or already in the store) is refused: a stored trace is never
+appended to. Journals a killed collector left are committed by the next one to start
+(``commit_orphans``), each in the environment it was received in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..ingest import ingest
+from ..model import WorkbenchError
+from ..store import Journal, Store
+from ._request import line
+
+__all__ = ["PREFIX", "Open", "Traces", "commit_orphans"]
+
+PREFIX = "collect-"
+_SAFE = re.compile(r"[0-9a-f]{1,64}")
+_GONE = ("ALREADY_INGESTED", "TRACE_EXISTS")
+
+Note = Callable[[str], None]
+
+
+def _name(trace_id: str, run: str, env: str) -> str:
+    safe = trace_id if _SAFE.fullmatch(trace_id) else hashlib.sha256(
+        trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{PREFIX}{safe}-{run}-{env}"
+
+
+def _env_of(path: Path) -> str:
+    return path.stem.split("-", 3)[3]
+
+
+@dataclass
+class Open:
+    """A trace still receiving spans."""
+
+    trace_id: str
+    journal: Journal
+    spans: int = 0
+    last: float = 0.0
+
+
+@dataclass
+class Traces:
+    """The open traces of one collector run and what was committed."""
+
+    store: Store
+    env: str
+    idle: float
+    max_traces: int
+    note: Note
+    run: str = field(default_factory=lambda: uuid.uuid4().hex[:8])
+    open: dict[str, Open] = field(default_factory=dict)
+    closed: set[str] = field(default_factory=set)
+    committed: list[str] = field(default_factory=list)
+    spans_committed: int = 0
+    spans_lost: int = 0
+
+    def __post_init__(self) -> None:
+        self.closed = self.store.trace_ids() if self.store.exists else set()
+
+    def is_closed(self, trace_id: str) -> bool:
+        return trace_id in self.closed
+
+    def add(self, trace_id: str, items: list[dict[str, Any]], spans: int, now: float) -> None:
+        """Journal one request's spans of a trace (redacted already)."""
+        t = self.open.get(trace_id)
+        if t is None:
+            t = self.open[trace_id] = Open(trace_id, self.store.journal(
+                _name(trace_id, self.run, self.env)))
+        t.journal.append(line(items))
+        t.spans += spans
+        t.last = now
+
+    def due(self, now: float, *, everything: bool = False) -> list[Open]:
+        """Take the traces to commit now (idle ones, the oldest past ``max_traces``, or
+        all); their later spans are refused from here on."""
+        if everything:
+            out = list(self.open.values())
+        else:
+            out = [t for t in self.open.values() if now - t.last >= self.idle]
+            extra = len(self.open) - len(out) - self.max_traces
+            if extra > 0:
+                rest = sorted((t for t in self.open.values() if now - t.last < self.idle),
+                              key=lambda t: t.last)
+                out += rest[:extra]
+        for t in out:
+            del self.open[t.trace_id]
+            self.closed.add(t.trace_id)
+        return out
+
+    def commit(self, batch: Sequence[Open]) -> None:
+        """Ingest the traces' journals as one batch and remove them (run in a thread)."""
+        if not batch:
+            return
+        for t in batch:
+            t.journal.close()
+        ok = _commit(self.store, [t.journal.path for t in batch], self.env, self.note)
+        for t in batch:
+            if t.journal.path in ok:
+                self.committed.append(t.trace_id)
+                self.spans_committed += t.spans
+            else:
+                self.spans_lost += t.spans
+
+
+def _commit(store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:
+    """Ingest ``paths`` in one batch (one at a time if that fails); each is removed once
+    committed, or once refused (named through ``note``). The paths committed."""
+    try:
+        ingest(paths, store, format="otlp", workers=1, redact=True, env=env)
+    except WorkbenchError as exc:
+        if len(paths) == 1:
+            if exc.code in _GONE:  # committed before a crash left it behind
+                store.drop_journal(paths[0])
+                return {paths[0]}
+            note(f"could not commit {paths[0].name}: error[{exc.code}]: {exc.message}")
+            store.drop_journal(paths[0])
+            return set()
+        done: set[Path] = set()
+        for p in paths:
+            done |= _commit(store, [p], env, note)
+        return done
+    for p in paths:
+        store.drop_journal(p)
+    return set(paths)
+
+
+def commit_orphans(store: Store, note: Note) -> list[str]:
+    """Commit the journals a killed collector left; the journal names committed."""
+    by_env: dict[str, list[Path]] = {}
+    for path in store.orphan_journals():
+        if path.name.startswith(PREFIX) and path.stem.count("-") >= 3:
+            by_env.setdefault(_env_of(path), []).append(path)
+    done: list[str] = []
+    for env, paths in by_env.items():
+        empty = [p for p in paths if p.stat().st_size == 0]
+        for p in empty:
+            store.drop_journal(p)
+        full = [p for p in paths if p not in empty]
+        if full:
+            done += sorted(p.stem for p in _commit(store, full, env, note))
+    return done
