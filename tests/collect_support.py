@@ -64,11 +64,12 @@ def otlp_json(*spans: dict[str, Any]) -> dict[str, Any]:
 
 def otlp_protobuf(*spans: dict[str, Any]) -> bytes:
     """The same document as protobuf bytes (ids hex in, bytes out)."""
+    import base64
+
     from google.protobuf.json_format import ParseDict
     from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
         ExportTraceServiceRequest,
     )
-    import base64
     doc = otlp_json(*spans)
     for rs in doc["resourceSpans"]:
         for ss in rs["scopeSpans"]:
