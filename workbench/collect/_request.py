@@ -62,7 +62,8 @@ def decode_body(kind: str, headers: list[tuple[str, str]], raw: bytes,
         raise Refused(400, "the request body: " + exc.message.split(": ", 1)[-1]) from None
     except JSONDecodeError as exc:
         raise Refused(400, f"the request body is not JSON: {str(exc).splitlines()[0]}") from None
-    if type(doc) is not dict or not isinstance(doc.get("resourceSpans", []), list):
+    if type(doc) is not dict or not isinstance(doc.get("resourceSpans", []), list) \
+            or (doc and "resourceSpans" not in doc):  # {} is an empty export
         raise Refused(400, "the request body is not OTLP/JSON: expected an object with a "
                            "'resourceSpans' list")
     return doc
@@ -103,8 +104,8 @@ def split(doc: dict[str, Any], redactor: Redactor) -> Export:
             raise Refused(400, "the request body is not OTLP: a resourceSpans item is not "
                                "an object")
         resource = rs.get("resource")
-        for ss in _list(rs.get("scopeSpans") or rs.get("instrumentationLibrarySpans"),
-                        "scopeSpans"):
+        key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
+        for ss in _list(rs.get(key), key):
             if type(ss) is not dict:
                 raise Refused(400, "the request body is not OTLP: a scopeSpans item is not "
                                    "an object")
