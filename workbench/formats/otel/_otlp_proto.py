@@ -150,12 +150,12 @@ def _messages(data: bytes, where: str) -> Iterator[tuple[str, bytes]]:
 
 
 def _framed(data: bytes) -> bool:
-    """Whether ``data`` is a size-prefixed stream: the first 4 bytes, big-endian, are the
-    size of a message that follows and opens like ``TracesData``."""
+    """Whether ``data`` is a size-prefixed stream: 4 bytes that are not how a
+    ``TracesData`` opens (field 1, ``0x0A``), then a message that opens like one (or
+    like zstd data)."""
     if len(data) < 5 or data[0] == 0x0A:
         return False
-    size = struct.unpack_from(">I", data, 0)[0]
-    return 0 < size <= len(data) - 4 and data[4] in (0x0A, _ZSTD[0])
+    return struct.unpack_from(">I", data, 0)[0] > 0 and data[4] in (0x0A, _ZSTD[0])
 
 
 _REQUEST = SourceFile(Path("the request"), "", 0, b"")
