@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..formats import decode_traces, gunzip, span_trace_id
+from ..formats import decode_traces, gunzip, span_trace_ids
 from ..model import JSONDecodeError, LimitExceededError, WorkbenchError, dumps_bytes, loads
 from ..redact import Redactor
 
@@ -111,13 +111,12 @@ def split(doc: dict[str, Any], redactor: Redactor) -> Export:
                                    "an object")
             scope = ss.get("scope") or ss.get("instrumentationLibrary") or {}
             by_trace: dict[str, list[Any]] = {}
-            for sp in _list(ss.get("spans"), "spans"):
-                try:
-                    tid = span_trace_id(resource, scope, sp)
-                except WorkbenchError as exc:
-                    out.refuse(1, exc.message)
-                    continue
-                by_trace.setdefault(tid, []).append(sp)
+            spans = _list(ss.get("spans"), "spans")
+            for sp, tid in zip(spans, span_trace_ids(resource, scope, spans), strict=True):
+                if isinstance(tid, WorkbenchError):
+                    out.refuse(1, tid.message)
+                else:
+                    by_trace.setdefault(tid, []).append(sp)
             for tid, spans in by_trace.items():
                 item: dict[str, Any] = {"scopeSpans": [{"scope": scope, "spans": spans}]}
                 if resource is not None:

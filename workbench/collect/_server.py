@@ -31,11 +31,12 @@ from ..redact import Redactor
 from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host
 from ..store import Store
 from ._request import JSON, PROTOBUF, Export, Refused, decode_body, media_type, split
-from ._traces import Traces, commit_orphans
+from ._traces import Committer, Traces, commit_orphans
 
 __all__ = ["CollectResult", "Settings", "collect"]
 
 PATH = "/v1/traces"
+_BATCH = 5_000  # traces committed at once at most (each holds a journal open until then)
 _RETRY_MAX = 60
 
 
@@ -156,8 +157,10 @@ class _Buckets:
 class App:
     """Answers ``POST /v1/traces``: admit, decode and split off the loop, journal."""
 
-    def __init__(self, traces: Traces, settings: Settings, result: CollectResult) -> None:
+    def __init__(self, traces: Traces, settings: Settings, result: CollectResult,
+                 committer: Committer) -> None:
         self.traces, self.settings, self.result = traces, settings, result
+        self.committer = committer
         self.redactor = Redactor(traces.store.redaction_key())
         self.buckets = _Buckets(settings.client_rate,
                                 max(settings.client_rate, settings.limits.max_body))
@@ -232,7 +235,7 @@ def collect(store: Store, settings: Settings | None = None, *,
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}"
     result = CollectResult(url, url + PATH, str(store.root), s.env, recovered=recovered)
-    app = App(traces, s, result)
+    app = App(traces, s, result, Committer())
     server = HttpServer(sock, app, s.limits)
     try:
         asyncio.run(_run(server, app, stopper, ready, {
@@ -241,7 +244,11 @@ def collect(store: Store, settings: Settings | None = None, *,
     finally:
         sock.close()
         app.decoder.shutdown(wait=True)
-        traces.commit(traces.due(0.0, everything=True))
+        try:
+            while traces.open:
+                traces.commit(traces.due(0.0, everything=True, most=_BATCH), app.committer)
+        finally:
+            app.committer.close()
         result.traces = traces.committed
         result.spans_committed, result.spans_lost = traces.spans_committed, traces.spans_lost
     return result
@@ -278,6 +285,7 @@ async def _tick(app: App, loop: asyncio.AbstractEventLoop) -> None:
             await asyncio.sleep(every)
             now = time.monotonic()
             app.buckets.forget(now)
-            batch = app.traces.due(now)
+            batch = app.traces.due(now, most=_BATCH)
             if batch:
-                await asyncio.shield(loop.run_in_executor(pool, app.traces.commit, batch))
+                await asyncio.shield(loop.run_in_executor(pool, app.traces.commit, batch,
+                                                          app.committer))

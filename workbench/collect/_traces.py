@@ -13,8 +13,11 @@ appended to. Journals a killed collector left are committed by the next one to s
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
+import signal
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +29,7 @@ from ..model import WorkbenchError
 from ..store import Journal, Store
 from ._request import line
 
-__all__ = ["PREFIX", "Open", "Traces", "commit_orphans"]
+__all__ = ["PREFIX", "Committer", "Open", "Traces", "commit_orphans"]
 
 PREFIX = "collect-"
 _SAFE = re.compile(r"[0-9a-f]{1,64}")
@@ -87,9 +90,10 @@ class Traces:
         t.spans += spans
         t.last = now
 
-    def due(self, now: float, *, everything: bool = False) -> list[Open]:
+    def due(self, now: float, *, everything: bool = False,
+            most: int | None = None) -> list[Open]:
         """Take the traces to commit now (idle ones, the oldest past ``max_traces``, or
-        all); their later spans are refused from here on."""
+        all; ``most`` of them at most); their later spans are refused from here on."""
         if everything:
             out = list(self.open.values())
         else:
@@ -99,24 +103,80 @@ class Traces:
                 rest = sorted((t for t in self.open.values() if now - t.last < self.idle),
                               key=lambda t: t.last)
                 out += rest[:extra]
+        out = out[:most]
         for t in out:
             del self.open[t.trace_id]
             self.closed.add(t.trace_id)
         return out
 
-    def commit(self, batch: Sequence[Open]) -> None:
-        """Ingest the traces' journals as one batch and remove them (run in a thread)."""
+    def commit(self, batch: Sequence[Open], committer: Committer | None = None) -> None:
+        """Ingest the traces' journals as one batch and remove them (run in a thread;
+        ``committer``: the process that ingests, see ``Committer``)."""
         if not batch:
             return
         for t in batch:
             t.journal.close()
-        ok = _commit(self.store, [t.journal.path for t in batch], self.env, self.note)
+        paths = [t.journal.path for t in batch]
+        if committer is None:
+            ok = _commit(self.store, paths, self.env, self.note)
+        else:
+            ok = committer.commit(self.store, paths, self.env, self.note)
         for t in batch:
             if t.journal.path in ok:
                 self.committed.append(t.trace_id)
                 self.spans_committed += t.spans
             else:
                 self.spans_lost += t.spans
+
+
+class Committer:
+    """Ingests in a process of its own, at a lower priority: the receiver's process
+    keeps its interpreter (and the CPU, when short) for answering exporters, and a
+    commit that falls behind under load catches up later, its journals waiting on disk."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
+                                        initializer=_lower_priority,
+                                        initargs=(os.getpid(),))
+        self.pool.submit(_warm)  # the child imports the ingest code now, not at commit
+
+    def commit(self, store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:
+        done, notes = self.pool.submit(_commit_job, str(store.root), [str(p) for p in paths],
+                                       env).result()
+        for text in notes:
+            note(text)
+        return {Path(p) for p in done}
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True)
+
+
+def _lower_priority(parent: int) -> None:
+    """The committing child: nicer than the receiver, its output not the receiver's,
+    and killed with it (a commit cut short is rolled back by the store; its journals
+    wait for the next collector)."""
+    with contextlib.suppress(OSError):
+        os.nice(10)
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the receiver died before the line above
+        os._exit(1)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
+def _warm() -> None:
+    from ..ingest import ingest as _  # noqa: F401
+
+
+def _commit_job(root: str, paths: list[str], env: str) -> tuple[list[str], list[str]]:
+    notes: list[str] = []
+    done = _commit(Store(Path(root)), [Path(p) for p in paths], env, notes.append)
+    return [str(p) for p in done], notes
 
 
 def _commit(store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:

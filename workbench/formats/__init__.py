@@ -35,7 +35,7 @@ from .otel import (
     gunzip,
     otlp_rows,
     proto_available,
-    span_trace_id,
+    span_trace_ids,
 )
 
 __all__ = [
@@ -68,7 +68,7 @@ __all__ = [
     "open_source",
     "otlp_rows",
     "proto_available",
-    "span_trace_id",
+    "span_trace_ids",
     "split_lines",
     "unrecognised",
     "write_jsonl",

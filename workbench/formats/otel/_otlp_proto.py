@@ -18,19 +18,20 @@ refused, and so is a gzip member that inflates past it (a gzip bomb).
 from __future__ import annotations
 
 import base64
+import math
 import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...model import LIMITS, InputError, InvalidTraceError
+from ...model import LIMITS, InputError, InvalidTraceError, WorkbenchError
 from .._adapter import RawEvent, SourceFile, TraceInfo
 from ._facts import TraceFacts
 from ._otlp import map_resource_spans
 
 __all__ = ["OTLP_PROTO", "OTLPProtoAdapter", "ProtoUnavailableError", "decode_traces",
-           "gunzip", "proto_available", "span_trace_id", "to_otlp_json"]
+           "gunzip", "proto_available", "span_trace_ids", "to_otlp_json"]
 
 _GZIP = b"\x1f\x8b"
 _ZSTD = b"\x28\xb5\x2f\xfd"
@@ -82,33 +83,116 @@ def gunzip(data: bytes, limit: int, where: str) -> bytes:
     return bytes(out)
 
 
-def _hex(b64: Any) -> Any:
-    if type(b64) is not str or not b64:
-        return b64
-    return base64.b64decode(b64).hex()
+def _any(v: Any) -> dict[str, Any]:
+    """An ``AnyValue`` as OTLP/JSON spells it (int64 as a string, bytes in base64)."""
+    k = v.WhichOneof("value")
+    if k == "string_value":
+        return {"stringValue": v.string_value}
+    if k == "int_value":
+        return {"intValue": str(v.int_value)}
+    if k == "bool_value":
+        return {"boolValue": v.bool_value}
+    if k == "double_value":
+        x = v.double_value
+        return {"doubleValue": x if math.isfinite(x) else _NON_FINITE[str(x)]}
+    if k == "array_value":
+        values = v.array_value.values
+        return {"arrayValue": {"values": [_any(x) for x in values]} if len(values) else {}}
+    if k == "kvlist_value":
+        pairs = v.kvlist_value.values
+        return {"kvlistValue": {"values": _attrs(pairs)} if len(pairs) else {}}
+    if k == "bytes_value":
+        return {"bytesValue": base64.b64encode(v.bytes_value).decode("ascii")}
+    return {}
 
 
-def _fix_ids(doc: dict[str, Any]) -> dict[str, Any]:
-    """protobuf's JSON spelling of ids (base64) as OTLP/JSON's (hex), in place."""
-    for rs in doc.get("resourceSpans", ()):
-        for ss in rs.get("scopeSpans", ()):
-            for sp in ss.get("spans", ()):
-                for k in ("traceId", "spanId", "parentSpanId"):
-                    if k in sp:
-                        sp[k] = _hex(sp[k])
-                for ln in sp.get("links", ()):
-                    for k in ("traceId", "spanId"):
-                        if k in ln:
-                            ln[k] = _hex(ln[k])
-    return doc
+_NON_FINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
+def _attrs(kvs: Any) -> list[dict[str, Any]]:
+    return [{"key": kv.key, "value": _any(kv.value)} for kv in kvs]
+
+
+def _put(d: dict[str, Any], key: str, value: Any) -> None:
+    if value:
+        d[key] = value
+
+
+def _with_attrs(d: dict[str, Any], m: Any) -> dict[str, Any]:
+    if len(m.attributes):
+        d["attributes"] = _attrs(m.attributes)
+    _put(d, "droppedAttributesCount", m.dropped_attributes_count)
+    return d
+
+
+def _span_json(sp: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    _put(d, "traceId", sp.trace_id.hex())
+    _put(d, "spanId", sp.span_id.hex())
+    _put(d, "traceState", sp.trace_state)
+    _put(d, "parentSpanId", sp.parent_span_id.hex())
+    _put(d, "flags", sp.flags)
+    _put(d, "name", sp.name)
+    _put(d, "kind", sp.kind)
+    _put(d, "startTimeUnixNano", str(sp.start_time_unix_nano)
+         if sp.start_time_unix_nano else "")
+    _put(d, "endTimeUnixNano", str(sp.end_time_unix_nano) if sp.end_time_unix_nano else "")
+    _with_attrs(d, sp)
+    if len(sp.events):
+        d["events"] = [_with_attrs(_event(e), e) for e in sp.events]
+    _put(d, "droppedEventsCount", sp.dropped_events_count)
+    if len(sp.links):
+        d["links"] = [_with_attrs(_link(ln), ln) for ln in sp.links]
+    _put(d, "droppedLinksCount", sp.dropped_links_count)
+    if sp.HasField("status"):
+        st: dict[str, Any] = {}
+        _put(st, "message", sp.status.message)
+        _put(st, "code", sp.status.code)
+        d["status"] = st
+    return d
+
+
+def _event(e: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    _put(d, "timeUnixNano", str(e.time_unix_nano) if e.time_unix_nano else "")
+    _put(d, "name", e.name)
+    return d
+
+
+def _link(ln: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {}
+    _put(d, "traceId", ln.trace_id.hex())
+    _put(d, "spanId", ln.span_id.hex())
+    _put(d, "traceState", ln.trace_state)
+    _put(d, "flags", ln.flags)
+    return d
 
 
 def to_otlp_json(message: Any) -> dict[str, Any]:
-    """A decoded ``TracesData`` as an OTLP/JSON document (``{"resourceSpans": [...]}``)."""
-    from google.protobuf.json_format import MessageToDict
-    doc: dict[str, Any] = MessageToDict(message, use_integers_for_enums=True)
-    doc.setdefault("resourceSpans", [])
-    return _fix_ids(doc)
+    """A decoded ``TracesData`` as an OTLP/JSON document (``{"resourceSpans": [...]}``):
+    what ``json_format.MessageToDict`` gives with integer enums, ids in hex as OTLP/JSON
+    spells them instead of base64, walked directly (several times faster)."""
+    out = []
+    for rs in message.resource_spans:
+        r: dict[str, Any] = {}
+        if rs.HasField("resource"):
+            r["resource"] = _with_attrs({}, rs.resource)
+        scopes = []
+        for ss in rs.scope_spans:
+            s: dict[str, Any] = {}
+            if ss.HasField("scope"):
+                sc: dict[str, Any] = {}
+                _put(sc, "name", ss.scope.name)
+                _put(sc, "version", ss.scope.version)
+                s["scope"] = _with_attrs(sc, ss.scope)
+            if len(ss.spans):
+                s["spans"] = [_span_json(sp) for sp in ss.spans]
+            _put(s, "schemaUrl", ss.schema_url)
+            scopes.append(s)
+        _put(r, "scopeSpans", scopes)
+        _put(r, "schemaUrl", rs.schema_url)
+        out.append(r)
+    return {"resourceSpans": out}
 
 
 def decode_traces(data: bytes, where: str = "the message") -> dict[str, Any]:
@@ -161,15 +245,29 @@ def _framed(data: bytes) -> bool:
 _REQUEST = SourceFile(Path("the request"), "", 0, b"")
 
 
-def span_trace_id(resource: Any, scope: Any, span: Any) -> str:
-    """The trace id of one span received alone (with its resource and scope), as ingest
-    will read it: the span is mapped by the very code ``ingest`` runs, so a span that
-    passes here cannot fail the commit. ``InvalidTraceError`` says why it is refused."""
-    rs = {"resource": resource, "scopeSpans": [{"scope": scope, "spans": [span]}]}
-    if resource is None:
-        del rs["resource"]
-    events = map_resource_spans([rs], _REQUEST, TraceFacts())
-    return events[0].trace_id
+def span_trace_ids(resource: Any, scope: Any, spans: list[Any]
+                   ) -> list[str | WorkbenchError]:
+    """The trace id of each span received (with its resource and scope) as ingest will
+    read it, or the error that refuses it: the spans are mapped by the very code
+    ``ingest`` runs, so a span that passes here cannot fail the commit. All at once;
+    one at a time only when one of them is refused."""
+    def mapped(group: list[Any]) -> list[RawEvent]:
+        rs: dict[str, Any] = {"scopeSpans": [{"scope": scope, "spans": group}]}
+        if resource is not None:
+            rs["resource"] = resource
+        return map_resource_spans([rs], _REQUEST, TraceFacts())
+
+    try:
+        return [ev.trace_id for ev in mapped(spans)]
+    except WorkbenchError:
+        pass
+    out: list[str | WorkbenchError] = []
+    for sp in spans:
+        try:
+            out.append(mapped([sp])[0].trace_id)
+        except WorkbenchError as exc:
+            out.append(exc)
+    return out
 
 
 # -- detection ----------------------------------------------------------------------------

@@ -70,6 +70,65 @@ def test_ids_come_out_hex_as_otlp_json_spells_them():
     assert (sp["traceId"], sp["spanId"]) == (first["traceId"], first["spanId"])
 
 
+RICH = {"resourceSpans": [{
+    "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "a"}}],
+                 "droppedAttributesCount": 2},
+    "schemaUrl": "https://opentelemetry.io/schemas/1.26.0",
+    "scopeSpans": [{
+        "scope": {"name": "s", "version": "1", "attributes": [
+            {"key": "k", "value": {"boolValue": True}}]},
+        "schemaUrl": "https://opentelemetry.io/schemas/1.26.0",
+        "spans": [{
+            "traceId": "5b8efff798038103d269b633813fc60c", "spanId": "eee19b7ec3c1b174",
+            "parentSpanId": "aaa19b7ec3c1b174", "traceState": "x=1", "flags": 257,
+            "name": "execute_tool search", "kind": 3,
+            "startTimeUnixNano": "1700000000000000001", "endTimeUnixNano": "1700000000000000002",
+            "attributes": [
+                {"key": "s", "value": {"stringValue": "v"}},
+                {"key": "i", "value": {"intValue": "-9007199254740993"}},
+                {"key": "d", "value": {"doubleValue": 1.5}},
+                {"key": "nan", "value": {"doubleValue": "NaN"}},
+                {"key": "inf", "value": {"doubleValue": "-Infinity"}},
+                {"key": "b", "value": {"bytesValue": "AAEC"}},
+                {"key": "e", "value": {}},
+                {"key": "a", "value": {"arrayValue": {"values": [
+                    {"stringValue": "x"}, {"intValue": "1"}]}}},
+                {"key": "kv", "value": {"kvlistValue": {"values": [
+                    {"key": "n", "value": {"kvlistValue": {"values": []}}}]}}}],
+            "droppedAttributesCount": 1,
+            "events": [{"timeUnixNano": "1700000000000000001", "name": "exception",
+                        "attributes": [{"key": "exception.message",
+                                        "value": {"stringValue": "boom"}}],
+                        "droppedAttributesCount": 3}],
+            "droppedEventsCount": 4,
+            "links": [{"traceId": "0af7651916cd43dd8448eb211c80319c",
+                       "spanId": "b7ad6b7169203331", "traceState": "y=2", "flags": 1,
+                       "attributes": [{"key": "l", "value": {"intValue": "7"}}]}],
+            "droppedLinksCount": 5,
+            "status": {"code": 2, "message": "failed"}},
+            {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": "bbb19b7ec3c1b174",
+             "status": {}}]}]}]}
+
+
+def test_the_direct_walk_is_what_message_to_dict_gives_with_hex_ids():
+    from google.protobuf.json_format import MessageToDict
+
+    from workbench.formats.otel import to_otlp_json
+    for doc in (RICH, DOC, {"resourceSpans": [{}, {"scopeSpans": [{}]}]}):
+        msg = ParseDict(_b64_ids(doc), TracesData())
+        want = MessageToDict(msg, use_integers_for_enums=True)
+        for rs in want.get("resourceSpans", []):
+            for ss in rs.get("scopeSpans", []):
+                for sp in ss.get("spans", []):
+                    for k in ("traceId", "spanId", "parentSpanId"):
+                        if k in sp:
+                            sp[k] = base64.b64decode(sp[k]).hex()
+                    for ln in sp.get("links", []):
+                        for k in ("traceId", "spanId"):
+                            ln[k] = base64.b64decode(ln[k]).hex()
+        assert to_otlp_json(msg) == want
+
+
 def test_the_file_exporter_s_size_prefixed_stream_and_gzip_are_read(tmp_path):
     half = len(DOC["resourceSpans"]) // 2 or 1
     one = _proto({"resourceSpans": DOC["resourceSpans"][:half]})
