@@ -142,3 +142,32 @@ def test_the_otlp_collector_fixture_points_the_sdk_at_it_and_judges_its_trace(
     assert len(otlp_collector.traces()) == 2
     assert sorted(f.rule for f in result.findings) == ["no-search", "no-search"]
     assert {f.trace_id for f in result.findings} == set(otlp_collector.traces())
+
+
+@pytest.mark.parametrize(("argv", "code"), [
+    (["--env", "not a name"], "ENV_INVALID"),
+    (["--host", "0.0.0.0"], "NOT_LOOPBACK"),
+    (["--idle", "0"], "USAGE"),
+    (["--idle", "nan"], "USAGE"),
+    (["--max-traces", "0"], "USAGE"),
+    (["--client-rate", "0"], "USAGE"),
+])
+def test_bad_settings_are_refused_before_anything_listens(capsys, tmp_path, argv, code):
+    from tests.support import run
+    status, out, err = run(capsys, "collect", "--port", "0", "--store", tmp_path / "s",
+                           "--json", *argv)
+    assert status == 2 and json.loads(out)["error"]["code"] == code
+    assert "hint:" in err and not (tmp_path / "s").exists()
+
+
+def test_a_port_in_use_is_port_in_use(capsys, tmp_path):
+    import socket
+
+    from tests.support import run
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        status, _, err = run(capsys, "collect", "--port", port, "--store", tmp_path / "s")
+    assert status == 2 and err.startswith("error[PORT_IN_USE]: ")
+    assert not (tmp_path / "s").exists()
