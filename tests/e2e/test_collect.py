@@ -171,3 +171,34 @@ def test_a_port_in_use_is_port_in_use(capsys, tmp_path):
         status, _, err = run(capsys, "collect", "--port", port, "--store", tmp_path / "s")
     assert status == 2 and err.startswith("error[PORT_IN_USE]: ")
     assert not (tmp_path / "s").exists()
+
+
+def test_a_killed_committing_process_is_replaced_by_committing_in_the_receiver(tmp_path):
+    import os
+    import signal
+    from pathlib import Path
+    store = tmp_path / "store"
+    c = start_collector(store=store, options=["--idle", "0.5"])
+
+    def committer() -> list[int]:
+        out = []
+        for d in Path("/proc").iterdir():
+            try:
+                stat = (d / "stat").read_text()
+                cmd = (d / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == c.proc.pid \
+                    and b"spawn_main" in cmd:
+                out.append(int(d.name))
+        return out
+
+    wait_until(lambda: committer() != [], "the committing process to start")
+    for pid in committer():
+        os.kill(pid, signal.SIGKILL)
+    body = json.dumps(otlp_json(span(TRACE_A, "eee19b7ec3c1b174"))).encode()
+    assert post(c.url, body, "application/json")[0] == 200
+    wait_until(lambda: TRACE_A in stored(store), "the trace to be committed all the same")
+    summary = c.stop()
+    assert summary["traces"] == [TRACE_A] and summary["spans_lost"] == 0
+    assert "committing in the receiver" in c.stderr

@@ -286,6 +286,12 @@ async def _tick(app: App, loop: asyncio.AbstractEventLoop) -> None:
             now = time.monotonic()
             app.buckets.forget(now)
             batch = app.traces.due(now, most=_BATCH)
-            if batch:
+            if not batch:
+                continue
+            try:
                 await asyncio.shield(loop.run_in_executor(pool, app.traces.commit, batch,
                                                           app.committer))
+            except Exception as exc:  # the journals stay for the next collector
+                app.traces.spans_lost += sum(t.spans for t in batch)
+                app.traces.note(f"a commit failed ({type(exc).__name__}: {exc}); its "
+                                f"{len(batch)} trace(s) stay journaled for the next start")

@@ -139,20 +139,39 @@ class Committer:
     def __init__(self) -> None:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
-        self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                        initializer=_lower_priority,
-                                        initargs=(os.getpid(),))
+        self.pool: ProcessPoolExecutor | _InProcess = ProcessPoolExecutor(
+            1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_lower_priority, initargs=(os.getpid(),))
         self.pool.submit(_warm)  # the child imports the ingest code now, not at commit
 
     def commit(self, store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:
-        done, notes = self.pool.submit(_commit_job, str(store.root), [str(p) for p in paths],
-                                       env).result()
+        from concurrent.futures.process import BrokenProcessPool
+        try:
+            done, notes = self.pool.submit(_commit_job, str(store.root),
+                                           [str(p) for p in paths], env).result()
+        except BrokenProcessPool:  # the child was killed (out of memory?): commit here
+            note("the committing process died; committing in the receiver from now on")
+            self.pool = _InProcess()
+            return _commit(store, paths, env, note)
         for text in notes:
             note(text)
         return {Path(p) for p in done}
 
     def close(self) -> None:
         self.pool.shutdown(wait=True)
+
+
+class _InProcess:
+    """What stands in for the child's pool once the child is gone."""
+
+    def submit(self, fn: Any, *args: Any) -> Any:
+        from concurrent.futures import Future
+        f: Future[Any] = Future()
+        f.set_result(fn(*args))
+        return f
+
+    def shutdown(self, wait: bool = True) -> None:
+        pass
 
 
 def _lower_priority(parent: int) -> None:
