@@ -30,8 +30,9 @@ from ..model import UsageError, dumps_bytes
 from ..redact import Redactor
 from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host
 from ..store import Store
+from ._commit import Committer
 from ._request import JSON, PROTOBUF, Export, Refused, decode_body, media_type, split
-from ._traces import Committer, Traces, commit_orphans
+from ._traces import Traces, commit_orphans
 
 __all__ = ["CollectResult", "Settings", "collect"]
 
@@ -204,15 +205,17 @@ class App:
         return split(doc, self.redactor)
 
     def _journal(self, export: Export) -> None:
-        now = time.monotonic()
-        for tid, items in export.traces.items():
+        items: dict[str, list[dict[str, Any]]] = {}
+        for tid, parts in export.traces.items():
             n = export.spans[tid]
             if self.traces.is_closed(tid):
                 export.refuse(n, f"trace {tid} is already committed (its spans came more "
                                  f"than --idle {self.settings.idle:g} s apart)")
                 continue
-            self.traces.add(tid, items, n, now)
+            items[tid] = parts
             self.result.spans += n
+        if items:
+            self.traces.add(items, export.spans, time.monotonic())
         self.result.requests += 1
         self.result.refused_spans += export.rejected
 
@@ -235,7 +238,7 @@ def collect(store: Store, settings: Settings | None = None, *,
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{sock.getsockname()[1]}"
     result = CollectResult(url, url + PATH, str(store.root), s.env, recovered=recovered)
-    app = App(traces, s, result, Committer())
+    app = App(traces, s, result, Committer(store))
     server = HttpServer(sock, app, s.limits)
     try:
         asyncio.run(_run(server, app, stopper, ready, {
@@ -247,6 +250,7 @@ def collect(store: Store, settings: Settings | None = None, *,
         try:
             while traces.open:
                 traces.commit(traces.due(0.0, everything=True, most=_BATCH), app.committer)
+            traces.close()
         finally:
             app.committer.close()
         result.traces = traces.committed

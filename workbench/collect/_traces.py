@@ -1,68 +1,66 @@
-"""The traces being received: each in a store journal of its own, committed when idle.
+"""The traces being received: journaled as they arrive, committed when idle.
 
-Every accepted span is redacted and appended, as an OTLP/JSON line, to the journal of
-its trace (``STORE/_journals/collect-TRACE-RUN-ENV.jsonl``) before the exporter gets
-its answer. A trace that has received nothing for ``idle`` seconds, every trace at
-shutdown, and the least recently active ones when more than ``max_traces`` are open,
-are committed together: their journals ingested as one batch (format ``otlp``, in the
-environment named in the journal's name), then removed. A span that arrives for a
-trace already committed (or already in the store) is refused: a stored trace is never
-appended to. Journals a killed collector left are committed by the next one to start
-(``commit_orphans``), each in the environment it was received in.
+Every accepted request's spans, redacted, are appended to the run's journal in the store
+(``STORE/_journals/collect-RUN-SEQ-ENV.jsonl``: one OTLP/JSON document per trace and
+request, the collector file exporter's JSONL) before the exporter gets its answer; the
+lines of each open trace are also kept in memory. The journal is a segment: a new one is
+started every ``SEGMENT_SECONDS`` or ``SEGMENT_BYTES``, and a segment is removed once
+every trace with a line in it is committed. The run holds each segment open (its lock
+says it is alive), so a handful of files are open whatever the number of traces.
+
+A trace that has received nothing for ``idle`` seconds, every trace at shutdown, and the
+least recently active ones when more than ``max_traces`` are open, are committed
+together (``_commit``). A span arriving for a trace already committed (or already in the
+store) is refused: a stored trace is never appended to. Segments a killed collector left
+are read by the next one to start (``commit_orphans``): their lines grouped by trace,
+the traces the store already holds left out, the rest committed in the environment the
+segment's name records.
 """
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import os
-import re
-import shutil
-import signal
-import tempfile
+import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..ingest import ingest
-from ..model import WorkbenchError
+from ..formats import span_trace_ids
+from ..model import loads
 from ..store import Journal, Store
+from ._commit import Committer, Note
 from ._request import line
 
-__all__ = ["PREFIX", "Committer", "Open", "Traces", "commit_orphans"]
+__all__ = ["PREFIX", "SEGMENT_BYTES", "SEGMENT_SECONDS", "Open", "Traces", "commit_orphans"]
 
 PREFIX = "collect-"
-_SAFE = re.compile(r"[0-9a-f]{1,64}")
-_GONE = ("ALREADY_INGESTED", "TRACE_EXISTS")
-
-Note = Callable[[str], None]
-
-
-def _name(trace_id: str, run: str, env: str) -> str:
-    safe = trace_id if _SAFE.fullmatch(trace_id) else hashlib.sha256(
-        trace_id.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return f"{PREFIX}{safe}-{run}-{env}"
-
-
-def _env_of(path: Path) -> str:
-    return path.stem.split("-", 3)[3]
+SEGMENT_BYTES = 64 << 20
+SEGMENT_SECONDS = 60.0
 
 
 @dataclass
 class Open:
-    """A trace still receiving spans."""
+    """A trace still receiving spans: its journal lines, and which segments hold them."""
 
     trace_id: str
-    journal: Journal
+    lines: list[bytes] = field(default_factory=list)
     spans: int = 0
     last: float = 0.0
+    segments: set[int] = field(default_factory=set)
+
+
+@dataclass
+class _Segment:
+    journal: Journal
+    started: float
+    size: int = 0
+    traces: set[str] = field(default_factory=set)  # not committed yet
 
 
 @dataclass
 class Traces:
-    """The open traces of one collector run and what was committed."""
+    """The open traces of one collector run, its journal segments, what was committed."""
 
     store: Store
     env: str
@@ -75,6 +73,9 @@ class Traces:
     committed: list[str] = field(default_factory=list)
     spans_committed: int = 0
     spans_lost: int = 0
+    _segments: dict[int, _Segment] = field(default_factory=dict)
+    _seq: int = -1
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self.closed = self.store.trace_ids() if self.store.exists else set()
@@ -82,15 +83,34 @@ class Traces:
     def is_closed(self, trace_id: str) -> bool:
         return trace_id in self.closed
 
-    def add(self, trace_id: str, items: list[dict[str, Any]], spans: int, now: float) -> None:
-        """Journal one request's spans of a trace (redacted already)."""
-        t = self.open.get(trace_id)
-        if t is None:
-            t = self.open[trace_id] = Open(trace_id, self.store.journal(
-                _name(trace_id, self.run, self.env)))
-        t.journal.append(line(items))
-        t.spans += spans
-        t.last = now
+    def _active(self, now: float) -> tuple[int, _Segment]:
+        seg = self._segments.get(self._seq)
+        if seg is None or seg.size >= SEGMENT_BYTES or now - seg.started >= SEGMENT_SECONDS:
+            with self._lock:
+                self._retire(self._seq)
+                self._seq += 1
+                seg = self._segments[self._seq] = _Segment(self.store.journal(
+                    f"{PREFIX}{self.run}-{self._seq:06d}-{self.env}"), now)
+        return self._seq, seg
+
+    def add(self, items: dict[str, list[dict[str, Any]]], spans: dict[str, int],
+            now: float) -> None:
+        """Journal one request's spans (redacted already), one line per trace, in one
+        write."""
+        seq, seg = self._active(now)
+        data = {tid: line(parts) for tid, parts in items.items()}
+        seg.journal.append(b"".join(data.values()))
+        with self._lock:
+            for tid, raw in data.items():
+                t = self.open.get(tid)
+                if t is None:
+                    t = self.open[tid] = Open(tid)
+                t.lines.append(raw)
+                t.spans += spans[tid]
+                t.last = now
+                t.segments.add(seq)
+                seg.traces.add(tid)
+                seg.size += len(raw)
 
     def due(self, now: float, *, everything: bool = False,
             most: int | None = None) -> list[Open]:
@@ -111,152 +131,76 @@ class Traces:
             self.closed.add(t.trace_id)
         return out
 
-    def commit(self, batch: Sequence[Open], committer: Committer | None = None) -> None:
-        """Ingest the traces' journals as one batch and remove them (run in a thread;
-        ``committer``: the process that ingests, see ``Committer``)."""
+    def commit(self, batch: Sequence[Open], committer: Committer) -> None:
+        """Commit the traces as one batch, then remove the segments no open trace needs
+        (run in a thread)."""
         if not batch:
             return
+        done = committer.commit([(t.trace_id, t.lines) for t in batch], self.env, self.note)
         for t in batch:
-            t.journal.close()
-        paths = [t.journal.path for t in batch]
-        if committer is None:
-            ok = _commit(self.store, paths, self.env, self.note)
-        else:
-            ok = committer.commit(self.store, paths, self.env, self.note)
-        for t in batch:
-            if t.journal.path in ok:
+            if t.trace_id in done:
                 self.committed.append(t.trace_id)
                 self.spans_committed += t.spans
             else:
                 self.spans_lost += t.spans
-
-
-class Committer:
-    """Ingests in a process of its own, at a lower priority: the receiver's process
-    keeps its interpreter (and the CPU, when short) for answering exporters, and a
-    commit that falls behind under load catches up later, its journals waiting on disk."""
-
-    def __init__(self) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        self.pool: ProcessPoolExecutor | _InProcess = ProcessPoolExecutor(
-            1, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_lower_priority, initargs=(os.getpid(),))
-        self.pool.submit(_warm)  # the child imports the ingest code now, not at commit
-
-    def commit(self, store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:
-        from concurrent.futures.process import BrokenProcessPool
-        try:
-            done, notes = self.pool.submit(_commit_job, str(store.root),
-                                           [str(p) for p in paths], env).result()
-        except BrokenProcessPool:  # the child was killed (out of memory?): commit here
-            note("the committing process died; committing in the receiver from now on")
-            self.pool = _InProcess()
-            return _commit(store, paths, env, note)
-        for text in notes:
-            note(text)
-        return {Path(p) for p in done}
+        with self._lock:
+            for t in batch:
+                for seq in t.segments:
+                    seg = self._segments.get(seq)
+                    if seg is not None:
+                        seg.traces.discard(t.trace_id)
+            for seq in [s for s, seg in self._segments.items()
+                        if not seg.traces and s != self._seq]:
+                self._retire(seq)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        """Remove the last segments once nothing is open (after the final commit)."""
+        with self._lock:
+            for seq in list(self._segments):
+                self._retire(seq)
 
-
-class _InProcess:
-    """What stands in for the child's pool once the child is gone."""
-
-    def submit(self, fn: Any, *args: Any) -> Any:
-        from concurrent.futures import Future
-        f: Future[Any] = Future()
-        f.set_result(fn(*args))
-        return f
-
-    def shutdown(self, wait: bool = True) -> None:
-        pass
-
-
-def _lower_priority(parent: int) -> None:
-    """The committing child: nicer than the receiver, its output not the receiver's,
-    and killed with it (a commit cut short is rolled back by the store; its journals
-    wait for the next collector)."""
-    with contextlib.suppress(OSError):
-        os.nice(10)
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the receiver died before the line above
-        os._exit(1)
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.close(devnull)
-
-
-def _warm() -> None:
-    from ..ingest import ingest as _  # noqa: F401
-
-
-def _commit_job(root: str, paths: list[str], env: str) -> tuple[list[str], list[str]]:
-    notes: list[str] = []
-    done = _commit(Store(Path(root)), [Path(p) for p in paths], env, notes.append)
-    return [str(p) for p in done], notes
-
-
-def _commit(store: Store, paths: list[Path], env: str, note: Note) -> set[Path]:
-    """Commit the journals ``paths`` as one batch and remove them; the paths done. A
-    journal whose trace the store already holds (committed before a crash left the
-    journal behind) is only removed. The rest are read as one file (ingest pays a few
-    milliseconds per file); if that fails, one at a time, and a journal refused alone is
-    named through ``note`` and removed."""
-    have = store.trace_ids() if store.exists else set()
-    done = {p for p in paths if p.stem.split("-")[1] in have}
-    for p in done:
-        store.drop_journal(p)
-    todo = [p for p in paths if p not in done]
-    if not todo:
-        return done
-    try:
-        _ingest_together(store, todo, env)
-    except WorkbenchError as exc:
-        if len(todo) > 1:
-            for p in todo:
-                done |= _commit(store, [p], env, note)
-            return done
-        if exc.code not in _GONE:
-            note(f"could not commit {todo[0].name}: error[{exc.code}]: {exc.message}")
-            store.drop_journal(todo[0])
-            return done
-    for p in todo:
-        store.drop_journal(p)
-    return done | set(todo)
-
-
-def _ingest_together(store: Store, paths: list[Path], env: str) -> None:
-    """``ingest`` of the journals' lines as one OTLP/JSON lines file (beside the system's
-    temporary files, private, removed after)."""
-    if len(paths) == 1:
-        ingest(paths, store, format="otlp", workers=1, redact=True, env=env)
-        return
-    with tempfile.TemporaryDirectory(prefix="workbench-collect-") as tmp:
-        run = paths[0].stem.split("-")[2]
-        joined = Path(tmp) / f"collect-{run}-{len(paths)}-traces.jsonl"
-        with open(joined, "wb") as out:
-            for p in paths:
-                with open(p, "rb") as f:
-                    shutil.copyfileobj(f, out)
-        ingest([joined], store, format="otlp", workers=1, redact=True, env=env)
+    def _retire(self, seq: int) -> None:
+        """Close and remove a segment no open trace needs (under the lock); one that is
+        still needed stays open until its last trace is committed."""
+        seg = self._segments.get(seq)
+        if seg is None or seg.traces:
+            return
+        seg.journal.close()
+        self.store.drop_journal(seg.journal.path)
+        del self._segments[seq]
 
 
 def commit_orphans(store: Store, note: Note) -> list[str]:
-    """Commit the journals a killed collector left; the journal names committed."""
-    by_env: dict[str, list[Path]] = {}
+    """Commit what killed collectors left in their segments; the trace ids committed."""
+    by_env: dict[str, dict[str, list[bytes]]] = {}
+    segments: list[Path] = []
+    have = store.trace_ids() if store.exists else set()
     for path in store.orphan_journals():
-        if path.name.startswith(PREFIX) and path.stem.count("-") >= 3:
-            by_env.setdefault(_env_of(path), []).append(path)
+        if not path.name.startswith(PREFIX) or path.stem.count("-") < 3:
+            continue
+        segments.append(path)
+        lines = by_env.setdefault(path.stem.split("-", 3)[3], {})
+        with open(path, "rb") as f:
+            for raw in f:
+                tid = _trace_of(raw)
+                if tid is not None and tid not in have:
+                    lines.setdefault(tid, []).append(raw)
     done: list[str] = []
-    for env, paths in by_env.items():
-        empty = [p for p in paths if p.stat().st_size == 0]
-        for p in empty:
-            store.drop_journal(p)
-        full = [p for p in paths if p not in empty]
-        if full:
-            done += sorted(p.stem for p in _commit(store, full, env, note))
+    if segments:
+        committer = Committer(store, child=False)
+        for env, traces in by_env.items():
+            done += sorted(committer.commit(list(traces.items()), env, note))
+        for path in segments:
+            store.drop_journal(path)
     return done
+
+
+def _trace_of(raw: bytes) -> str | None:
+    """The trace id of a journal line (all its spans share it), as ingest reads it."""
+    try:
+        rs = loads(raw)["resourceSpans"][0]
+        ss = rs["scopeSpans"][0]
+        tid = span_trace_ids(rs.get("resource"), ss.get("scope") or {}, ss["spans"][:1])[0]
+    except (LookupError, TypeError, ValueError):
+        return None
+    return tid if isinstance(tid, str) else None
