@@ -29,7 +29,7 @@ def register(sub: Any) -> None:
         "collect", help=summary("collect"),
         description="Receive OpenTelemetry traces over OTLP/HTTP (protobuf or JSON, gzip) "
         "on 127.0.0.1 and store them: spans are redacted before anything is written, "
-        "journaled per trace, and each trace is committed when it falls idle and at "
+        "journaled, and each trace is committed when it falls idle and at "
         "shutdown. A journal a killed collector left is committed at the next start.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--port", type=PORT, default=4318,

@@ -61,7 +61,7 @@ class Settings:
                                   "committed, e.g. 30")
         if not 1 <= self.max_traces <= 100_000:
             raise UsageError(f"--max-traces {self.max_traces} is not 1 to 100000",
-                             hint="each open trace holds a journal file open")
+                             hint="open traces are held in memory until committed")
         if self.client_rate < 1:
             raise UsageError(f"--client-rate {self.client_rate} is not a positive number "
                              "of bytes per second")
