@@ -37,7 +37,7 @@ from ._traces import Traces, commit_orphans
 __all__ = ["CollectResult", "Settings", "collect"]
 
 PATH = "/v1/traces"
-_BATCH = 5_000  # traces committed at once at most (each holds a journal open until then)
+_BATCH = 5_000  # traces committed at once at most
 _RETRY_MAX = 60
 
 
@@ -295,7 +295,7 @@ async def _tick(app: App, loop: asyncio.AbstractEventLoop) -> None:
             try:
                 await asyncio.shield(loop.run_in_executor(pool, app.traces.commit, batch,
                                                           app.committer))
-            except Exception as exc:  # the journals stay for the next collector
+            except Exception as exc:  # the lines stay journaled for the next collector
                 app.traces.spans_lost += sum(t.spans for t in batch)
                 app.traces.note(f"a commit failed ({type(exc).__name__}: {exc}); its "
                                 f"{len(batch)} trace(s) stay journaled for the next start")
