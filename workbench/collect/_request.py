@@ -97,7 +97,8 @@ def _list(value: Any, what: str) -> list[Any]:
 
 
 def split(doc: dict[str, Any], redactor: Redactor) -> Export:
-    """The spans of a decoded request, each checked, redacted and put with its trace."""
+    """The spans of a decoded request, each checked, redacted and put with its trace
+    (a resource and a scope are redacted once, whatever the traces they carry)."""
     out = Export()
     for rs in _list(doc.get("resourceSpans"), "resourceSpans"):
         if type(rs) is not dict:
@@ -105,6 +106,7 @@ def split(doc: dict[str, Any], redactor: Redactor) -> Export:
                                "an object")
         resource = rs.get("resource")
         key = "scopeSpans" if "scopeSpans" in rs else "instrumentationLibrarySpans"
+        shown_resource: Any = None
         for ss in _list(rs.get(key), key):
             if type(ss) is not dict:
                 raise Refused(400, "the request body is not OTLP: a scopeSpans item is not "
@@ -117,14 +119,22 @@ def split(doc: dict[str, Any], redactor: Redactor) -> Export:
                     out.refuse(1, tid.message)
                 else:
                     by_trace.setdefault(tid, []).append(sp)
-            for tid, spans in by_trace.items():
-                item: dict[str, Any] = {"scopeSpans": [{"scope": scope, "spans": spans}]}
+            if not by_trace:
+                continue
+            if shown_resource is None and resource is not None:
+                shown_resource = redactor.value(resource)
+            group: dict[str, Any] = {"scope": redactor.value(scope)}
+            if ss.get("schemaUrl"):
+                group["schemaUrl"] = ss["schemaUrl"]
+            for tid, kept in by_trace.items():
+                item: dict[str, Any] = {"scopeSpans": [
+                    {**group, "spans": redactor.value(kept)}]}
                 if resource is not None:
-                    item["resource"] = resource
+                    item["resource"] = shown_resource
                 if rs.get("schemaUrl"):
                     item["schemaUrl"] = rs["schemaUrl"]
-                out.traces.setdefault(tid, []).append(redactor.value(item))
-                out.spans[tid] = out.spans.get(tid, 0) + len(spans)
+                out.traces.setdefault(tid, []).append(item)
+                out.spans[tid] = out.spans.get(tid, 0) + len(kept)
     redactor.hits.clear()
     return out
 
