@@ -6,7 +6,7 @@ standard-library HTTP server appending the bodies to a file, in the same run.
   JSON one), creating ``--rate`` spans a second in all (default 5,000) for
   ``--seconds`` (default 60), in traces of ``--spans-per-trace`` spans (an
   ``invoke_agent`` span and tool calls with GenAI attributes). Each export call is timed.
-- ``ours``: ``workbench collect --port 0 --idle 2`` into a fresh store (redaction on).
+- ``ours``: ``workbench collect --port 0 --idle 10`` into a fresh store (redaction on).
   ``baseline``: ``http.server.ThreadingHTTPServer`` answering every POST with an empty
   ``ExportTraceServiceResponse`` after appending the body (size-prefixed) to a file.
 - Counted end to end: spans the exporters created, spans acknowledged (export
@@ -196,7 +196,7 @@ def main() -> int:
     ap.add_argument("--exporters", type=int, default=4)
     ap.add_argument("--spans-per-trace", type=int, default=5)
     ap.add_argument("--protocol", choices=("protobuf", "json"), default="protobuf")
-    ap.add_argument("--idle", type=float, default=2.0)
+    ap.add_argument("--idle", type=float, default=10.0)
     ap.add_argument("--only", choices=("ours", "baseline"))
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
