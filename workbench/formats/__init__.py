@@ -34,7 +34,6 @@ from .otel import (
     decode_traces,
     gunzip,
     otlp_rows,
-    proto_available,
     span_trace_ids,
 )
 
@@ -67,7 +66,6 @@ __all__ = [
     "loads_exact",
     "open_source",
     "otlp_rows",
-    "proto_available",
     "span_trace_ids",
     "split_lines",
     "unrecognised",

@@ -10,12 +10,11 @@ from ._otlp_proto import (
     ProtoUnavailableError,
     decode_traces,
     gunzip,
-    proto_available,
     span_trace_ids,
     to_otlp_json,
 )
 from ._write import otlp_rows
 
 __all__ = ["LANGFUSE", "OTEL_JSON", "OTLP", "OTLP_PROTO", "ProtoUnavailableError",
-           "decode_traces", "gunzip", "otlp_rows", "proto_available", "span_trace_ids",
+           "decode_traces", "gunzip", "otlp_rows", "span_trace_ids",
            "to_otlp_json"]

@@ -31,7 +31,7 @@ from ._facts import TraceFacts
 from ._otlp import map_resource_spans
 
 __all__ = ["OTLP_PROTO", "OTLPProtoAdapter", "ProtoUnavailableError", "decode_traces",
-           "gunzip", "proto_available", "span_trace_ids", "to_otlp_json"]
+           "gunzip", "span_trace_ids", "to_otlp_json"]
 
 _GZIP = b"\x1f\x8b"
 _ZSTD = b"\x28\xb5\x2f\xfd"
@@ -53,15 +53,6 @@ def _traces_data() -> Any:
     except ImportError as exc:
         raise ProtoUnavailableError(f"OTLP protobuf cannot be decoded here: {exc}") from None
     return TracesData
-
-
-def proto_available() -> bool:
-    """Whether OTLP protobuf can be decoded in this environment."""
-    try:
-        _traces_data()
-    except ProtoUnavailableError:
-        return False
-    return True
 
 
 def gunzip(data: bytes, limit: int, where: str) -> bytes:
@@ -198,8 +189,8 @@ def to_otlp_json(message: Any) -> dict[str, Any]:
 def decode_traces(data: bytes, where: str = "the message") -> dict[str, Any]:
     """One ``ExportTraceServiceRequest`` / ``TracesData`` message as OTLP/JSON; a message
     that is not one (truncated, another message's bytes) is ``INVALID_TRACE``."""
-    from google.protobuf.message import DecodeError
     cls = _traces_data()
+    from google.protobuf.message import DecodeError
     try:
         msg = cls.FromString(data)
     except (DecodeError, RuntimeError, ValueError) as exc:

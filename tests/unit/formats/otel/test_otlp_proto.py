@@ -189,3 +189,17 @@ def test_damaged_messages_are_read_or_refused_never_a_crash(tmp_path_factory, ju
     data = MESSAGE[:at] + bytes([byte]) + MESSAGE[at + 1:] + junk
     src = write_source(tmp_path_factory.mktemp("p") / "x.pb", data)
     assert_reads_or_refuses(OTLP_PROTO, src)
+
+
+def test_without_the_protobuf_definitions_the_error_says_what_to_install(tmp_path,
+                                                                        monkeypatch):
+    import sys
+
+    from workbench.formats import ProtoUnavailableError
+    monkeypatch.setitem(sys.modules, "opentelemetry.proto.trace.v1.trace_pb2", None)
+    src = write_source(tmp_path / "incident.pb", MESSAGE)
+    assert OTLP_PROTO.sniff(src) == 90  # detection needs no package
+    with pytest.raises(ProtoUnavailableError) as err:
+        list(OTLP_PROTO.read(src))
+    assert err.value.code == "PROTOBUF_UNAVAILABLE"
+    assert "opentelemetry-proto" in err.value.hint
