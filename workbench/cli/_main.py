@@ -81,6 +81,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "invariants": ("_invariants", "judge recorded HTTP traffic by the eight contract invariants"),
     "probe": ("_probe", "generate traffic against a loopback service and judge it"),
     "serve": ("_serve", "answer HTTP or MCP from recorded exchanges on 127.0.0.1; record"),
+    "collect": ("_collect", "receive OTLP traces on 127.0.0.1 and store each once it is idle"),
     "mcp": ("_mcp", "serve findings, checks and minimization to agents over MCP (stdio)"),
     "replay": ("_replay", "re-run a finding against a target; close it when it no longer "
                           "reproduces"),

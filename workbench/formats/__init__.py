@@ -1,14 +1,13 @@
 """Formats: the readers and writers of every source format, one package per family.
 
 Each family's ``__init__`` exports its adapters (what ``--format`` names): ``otel``
-(OTLP JSON, SDK span JSON, Phoenix, any-agent, Langfuse, and the OTLP writer), ``chat``
-(Anthropic and OpenAI bodies, message lists, streams), ``agents`` (Claude Code, Codex CLI,
-Gemini CLI, Inspect, SWE-agent, mini-swe-agent, OpenHands, tau-bench, ATIF and its
-writer), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events) and ``jsonl`` (our own
-format, reader and writer side by side). An adapter reads a ``SourceFile`` and yields
-``RawEvent`` and ``TraceInfo``
-(``_adapter``, which also holds the one guard against odd values, ``malformed``); the
-ingest pipeline does the rest.
+(OTLP JSON and protobuf, SDK span JSON, Phoenix, any-agent, Langfuse, and the OTLP
+writer), ``chat`` (Anthropic and OpenAI bodies, message lists, streams), ``agents``
+(Claude Code, Codex CLI, Gemini CLI, Inspect, SWE-agent, mini-swe-agent, OpenHands,
+tau-bench, ATIF and its writer), ``mcp``, ``http`` (HAR, VCR, Pact, server-sent events)
+and ``jsonl`` (our own format, reader and writer side by side). An adapter reads a
+``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
+the one guard against odd values, ``malformed``); the ingest pipeline does the rest.
 Formats depend on ``workbench.model`` only.
 """
 
@@ -41,7 +40,19 @@ from .chat import ANTHROPIC, OPENAI
 from .http import HAR, PACT, VCR
 from .jsonl import JSONL, JSONL_HEADER, write_jsonl
 from .mcp import MCP
-from .otel import ANY_AGENT, LANGFUSE, OTEL_JSON, OTLP, PHOENIX, otlp_rows
+from .otel import (
+    ANY_AGENT,
+    LANGFUSE,
+    OTEL_JSON,
+    OTLP,
+    OTLP_PROTO,
+    PHOENIX,
+    ProtoUnavailableError,
+    decode_traces,
+    gunzip,
+    otlp_rows,
+    span_trace_ids,
+)
 
 __all__ = [
     "ANTHROPIC",
@@ -64,6 +75,7 @@ __all__ = [
     "OPENHANDS",
     "OTEL_JSON",
     "OTLP",
+    "OTLP_PROTO",
     "PACT",
     "PHOENIX",
     "SWE_AGENT",
@@ -71,13 +83,17 @@ __all__ = [
     "TOOL_DEFINITION_HINT",
     "VCR",
     "Adapter",
+    "ProtoUnavailableError",
     "RawEvent",
     "SourceFile",
     "TraceInfo",
     "atif_rows",
+    "decode_traces",
+    "gunzip",
     "loads_exact",
     "open_source",
     "otlp_rows",
+    "span_trace_ids",
     "split_lines",
     "tool_definition",
     "tool_definition_error",

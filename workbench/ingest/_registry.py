@@ -20,6 +20,7 @@ from ..formats import (
     OPENHANDS,
     OTEL_JSON,
     OTLP,
+    OTLP_PROTO,
     PACT,
     PHOENIX,
     SWE_AGENT,
@@ -37,7 +38,7 @@ __all__ = ["ADAPTERS", "adapter_for", "detect", "format_names"]
 ADAPTERS: tuple[Adapter, ...] = (JSONL, OTLP, OTEL_JSON, PHOENIX, ANY_AGENT, LANGFUSE,
                                    INSPECT, TAU_BENCH, SWE_AGENT, MINI_SWE_AGENT, ATIF, OPENHANDS,
                                    CLAUDE_CODE, CODEX, CODEX_EXEC, GEMINI_CLI, HAR, VCR, PACT, MCP,
-                                   ANTHROPIC, OPENAI)
+                                   ANTHROPIC, OPENAI, OTLP_PROTO)
 
 
 def format_names() -> list[str]:

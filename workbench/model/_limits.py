@@ -71,6 +71,7 @@ _ALL = (
     Limit("fixture_rows", 50_000, "rows", "a fixture's trace"),
     Limit("fixture_bytes", 64 << 20, "bytes", "a fixture's trace, decoded"),
     Limit("answer_bytes", 64 << 20, "bytes", "an answer a replay reads"),
+    Limit("protobuf_bytes", 256 << 20, "bytes", "an OTLP protobuf file or body, inflated"),
 )
 #: every limit by its name
 LIMITS: dict[str, Limit] = {lim.name: lim for lim in _ALL}

@@ -3,13 +3,15 @@ entry point).
 
 Flake quarantine from a ``flakes.lock`` (``_quarantine.py``), pinned seeds for
 replayable property runs (``--pin-seed``), promoted fixtures as test items
-(``_fixtures.py``, docs/fixtures.md), and the ``contract_server`` fixture of decision
-tests (``_serve.py``, docs/serve.md). Each concern is one module with its own
+(``_fixtures.py``, docs/fixtures.md), the ``contract_server`` fixture of decision
+tests (``_serve.py``, docs/serve.md) and the ``otlp_collector`` fixture of decision tests
+on live spans (``_collect.py``, docs/collect.md). Each concern is one module with its own
 plugin object, registered in ``pytest_configure`` (``_hooks.py``); options live in
 ``pytest_addoption`` under the ``workbench`` group. Every option has an ini twin for
 ``[tool.pytest.ini_options]``. See docs/flakes.md and docs/fixtures.md.
 """
 
+from ._collect import CollectPlugin, OtlpCollector, start_collector
 from ._flakes import FlakeEntry, FlakesError, load_flakes, parse_flakes, stale
 from ._hooks import (
     DEFAULT_FLAKES,
@@ -23,9 +25,11 @@ from ._serve import ContractServer, ServePlugin, start_server
 
 __all__ = [
     "DEFAULT_FLAKES",
+    "CollectPlugin",
     "ContractServer",
     "FlakeEntry",
     "FlakesError",
+    "OtlpCollector",
     "PinnedSeed",
     "Quarantine",
     "ServePlugin",
@@ -35,5 +39,6 @@ __all__ = [
     "pytest_configure",
     "pytest_load_initial_conftests",
     "stale",
+    "start_collector",
     "start_server",
 ]

@@ -9,6 +9,7 @@ import pytest
 
 from ..model import WorkbenchError
 from . import _fixtures
+from ._collect import CollectPlugin
 from ._flakes import load_flakes
 from ._quarantine import Quarantine
 from ._seed import PinnedSeed
@@ -101,6 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
     canary = config.getoption("--workbench-canary") or config.getini("workbench_canary")
     config.pluginmanager.register(ServePlugin(str(canary) if canary else None),
                                   "workbench-contract-server")
+    config.pluginmanager.register(CollectPlugin(), "workbench-otlp-collector")
     seed = _int(config, "--pin-seed", "workbench_seed")
     if seed is not None:
         config.pluginmanager.register(PinnedSeed(seed), "workbench-pinned-seed")

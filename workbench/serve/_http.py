@@ -8,15 +8,19 @@ agents: one task per connection, so a slow or broken client never holds up the o
 - Each request, head and body, must arrive within ``request_timeout`` of the moment the
   server starts waiting for it (a slow-loris dribbling bytes is cut off with a 408).
 - A handler may hold a request (``HOLD``): nothing is answered until the client hangs up
-  or the server stops.
+  or the server stops. A handler may also be a coroutine function (work it hands to a
+  thread then leaves the other connections served meanwhile); ``PEER`` holds the
+  address of the client whose request it answers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import socket
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,9 +28,11 @@ import h11
 
 from ..model import UsageError, dumps_bytes
 
-__all__ = ["HOLD", "HttpServer", "Limits", "Reply"]
+__all__ = ["HOLD", "PEER", "HttpServer", "Limits", "Reply", "error_reply"]
 
 HOLD = object()  # a handler's answer meaning "record it, never answer"
+#: the client's address (host, port) while its connection's requests are handled
+PEER: ContextVar[tuple[str, int]] = ContextVar("PEER", default=("", 0))
 
 
 #: the largest ``max_body`` (a body is held in memory) and ``request_timeout`` accepted
@@ -64,7 +70,7 @@ class Reply:
     body: bytes
 
 
-Handler = Callable[[str, str, list[tuple[str, str]], bytes], "Reply | object"]
+Handler = Callable[[str, str, list[tuple[str, str]], bytes], Any]
 
 
 class _Cut(Exception):
@@ -106,6 +112,8 @@ class HttpServer:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
+        peer = writer.get_extra_info("peername")
+        PEER.set(tuple(peer[:2]) if isinstance(peer, tuple) else ("", 0))
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=self.limits.max_head)
         try:
             while await self._one(conn, reader, writer):
@@ -153,6 +161,8 @@ class HttpServer:
                 return False
         reply = self.handler(ev.method.decode("latin-1"), ev.target.decode("latin-1"),
                              headers, bytes(body))
+        if inspect.isawaitable(reply):
+            reply = await reply
         self.served += 1
         if not isinstance(reply, Reply):
             await self._hold(reader)

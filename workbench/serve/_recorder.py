@@ -123,9 +123,12 @@ class Recorder:
 
 
 def commit_orphans(store: Store) -> list[str]:
-    """Commit the journals crashed runs left; the trace ids committed."""
+    """Commit the journals crashed runs left; the trace ids committed. Only the
+    contract server's (``serve-*``): other writers' journals are theirs to commit."""
     done: list[str] = []
     for path in store.orphan_journals():
+        if not path.name.startswith("serve-"):
+            continue
         lines = path.read_bytes().count(b"\n")
         if _commit(store, path, lines - 1):
             done.append(path.stem)
