@@ -50,6 +50,9 @@ def test_the_sdk_exporter_s_spans_are_all_stored_redacted_as_tool_calls(tmp_path
     assert "«secret:" in json.dumps(rows, ensure_ascii=False)
     envs = s.sql("select distinct env from traces").column("env").to_pylist()
     assert envs == ["staging"]
+    # the source is the receiver, not the temporary file a commit was made from
+    sources = s.sql("select distinct source_path from traces").column(0).to_pylist()
+    assert sources == ["otlp/http (workbench collect)"]
     assert not list((store / "_journals").glob("*.jsonl"))
 
 

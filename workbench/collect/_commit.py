@@ -90,10 +90,16 @@ def _write(path: Path, traces: Sequence[tuple[str, list[bytes]]]) -> None:
             out.writelines(lines)
 
 
+#: what a collected trace names as its source (``traces.source_path``): the receiver,
+#: not the temporary file it committed from
+SOURCE_NAME = "otlp/http (workbench collect)"
+
+
 def _ingest_job(root: str, path: str, env: str) -> tuple[str, str]:
     """``("ok" | "gone" | "refused", message)`` of ingesting one file."""
     try:
-        ingest([path], Store(Path(root)), format="otlp", workers=1, redact=True, env=env)
+        ingest([path], Store(Path(root)), format="otlp", workers=1, redact=True, env=env,
+               source_name=SOURCE_NAME)
     except WorkbenchError as exc:
         if exc.code in _GONE:
             return "gone", exc.message

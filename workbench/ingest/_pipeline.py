@@ -265,7 +265,7 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
            progress: Callable[[IngestProgress], None] | None = None,
            workers: int | None = None, redact: bool | bytes = True,
            env: str = "default", memory: int | str | None = None,
-           strict: bool = False) -> IngestResult:
+           strict: bool = False, source_name: str | None = None) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     A folder, or several files named together: a file that is recognised but cannot be
@@ -283,6 +283,9 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     when the input is 32 MiB or more; else 1; never more than ``memory`` holds). The
     result does not depend on it.
 
+    ``source_name``: what the stored traces name as their source in place of the files'
+    paths, for files a receiver wrote for itself (``workbench collect``'s batches).
+
     ``memory``: bytes (or a size such as ``"1.5GB"``) for this process and its workers
     together (default ``$WORKBENCH_INGEST_MEMORY``, else 1.5 GB; docs/ingest.md).
     When another process commits one of the same files while this one is reading, the
@@ -292,7 +295,7 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     budget = memory_budget(memory)
     forced = None if format == "auto" else adapter_for(format)
     run = functools.partial(_ingest_once, paths, store, forced, progress, workers, redact,
-                            env, budget, strict)
+                            env, budget, strict, source_name)
     for _attempt in range(_RETRIES):
         try:
             return run()
@@ -330,7 +333,7 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
                  requested: int | None, redact: bool | bytes, env: str,
-                 budget: int, strict: bool) -> IngestResult:
+                 budget: int, strict: bool, source_name: str | None = None) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
     # hashed (hashlib lets go of the interpreter, so this process warms up meanwhile too)
@@ -339,14 +342,15 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
     refusals = Refusals(lenient=not strict and (len(files) > 1 or any(d for _, d in files)))
     with Workers(_workers(_size(files), requested, budget)) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
-                             budget, refusals)
+                             budget, refusals, source_name)
 
 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
                   requested: int | None, redact: bool | bytes, env: str,
-                  budget: int, refusals: Refusals) -> IngestResult:
+                  budget: int, refusals: Refusals,
+                  source_name: str | None = None) -> IngestResult:
     result = IngestResult(refused=refusals.refused)
     sources = pick_sources(files, store, forced, result.skipped, refusals)
     if not sources:
@@ -364,7 +368,8 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     n_parts = partitions_for(sum(s.size for s, _ in sources), workers, sort)
     key = (redact if isinstance(redact, bytes) else store.redaction_key()) if redact else None
     # what the store records of each file's path: a token in a file name is redacted too
-    shown = [s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
+    shown = [source_name if source_name is not None else
+             s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key, n_parts, refusals.lenient),
