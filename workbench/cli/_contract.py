@@ -29,7 +29,7 @@ from ._main import Parser, common, emit, summary
 
 RAW = argparse.RawDescriptionHelpFormatter
 #: the modules that add further actions to ``contract``, each with ``register_action``
-_ACTIONS: tuple[str, ...] = ("_contract_diff", "_contract_check")
+_ACTIONS: tuple[str, ...] = ("_contract_diff", "_contract_check", "_contract_recorded")
 
 
 def register(sub: Any) -> None:

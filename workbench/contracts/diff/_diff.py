@@ -52,16 +52,23 @@ class Change:
     role: str | None = None
     #: the side-effect class the change was worded by: NEW's, else OLD's; None: unknown
     side_effect: str | None = None
+    #: with ``--recorded``: what the change does to recorded traffic (``_recorded``)
+    recorded: dict[str, Any] | None = None
     segments: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     relaxes: bool = field(default=False, compare=False, repr=False)
+    #: the policy class (``change_class``): break, drift, notice, note or relax
+    cls: str = field(default="", compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "kind": self.kind, "path": self.path,
-                "direction": self.direction, "severity": self.severity,
-                "message": self.message, "consumers": list(self.consumers),
-                "policy_severity": self.policy, "reason": self.reason,
-                "old": self.old, "new": self.new, "role": self.role,
-                "side_effect": self.side_effect}
+        out = {"tool": self.tool, "kind": self.kind, "path": self.path,
+               "direction": self.direction, "severity": self.severity,
+               "message": self.message, "consumers": list(self.consumers),
+               "policy_severity": self.policy, "reason": self.reason,
+               "old": self.old, "new": self.new, "role": self.role,
+               "side_effect": self.side_effect}
+        if self.recorded is not None:
+            out["recorded"] = self.recorded
+        return out
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,8 @@ class ContractDiff:
     consumers: tuple[str, ...] = ()
     old_files: dict[str, str] = field(default_factory=dict, compare=False)
     new_files: dict[str, str] = field(default_factory=dict, compare=False)
+    #: with ``--recorded``: the traffic judged and what the changes touch in it
+    recorded: dict[str, Any] | None = None
 
     @property
     def breaking(self) -> bool:
@@ -90,9 +99,12 @@ class ContractDiff:
         return any(severity_at_least(c.severity, threshold) for c in self.changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"breaking": self.breaking, "changes": [c.to_dict() for c in self.changes],
-                "tools_old": self.tools_old, "tools_new": self.tools_new,
-                "counts": self.counts(), "consumers": list(self.consumers)}
+        out = {"breaking": self.breaking, "changes": [c.to_dict() for c in self.changes],
+               "tools_old": self.tools_old, "tools_new": self.tools_new,
+               "counts": self.counts(), "consumers": list(self.consumers)}
+        if self.recorded is not None:
+            out["recorded"] = self.recorded
+        return out
 
 
 def _sets(x: Iterable[str] | None) -> list[str]:
@@ -194,7 +206,7 @@ def _judge(o: Descriptor | None, n: Descriptor | None, c: SchemaChange,
                   "error" if fail_closed else policy, message, policy=policy,
                   reason="fail-closed" if fail_closed else "policy", old=_plain(c.old),
                   new=_plain(c.new), role=role, side_effect=effect, segments=c.path,
-                  relaxes=cls == "relax")
+                  relaxes=cls == "relax", cls=cls)
 
 
 def _role(c: SchemaChange, effect: str | None) -> str | None:
