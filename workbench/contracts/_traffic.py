@@ -26,10 +26,15 @@ from ..model import STAR, format_path, linkable, parse_path
 from ..model import loads as json_loads
 from ..store import Store
 
-__all__ = ["Branch", "Flow", "Recorded", "Traffic", "Witness", "general", "leaf_paths"]
+__all__ = ["BRANCH_SUPPORT", "BRANCH_VALUES", "Branch", "Flow", "Recorded", "Traffic",
+           "Witness", "general", "leaf_paths"]
 
-#: a result value branched on is a short word, a boolean or a small number: an id is data
+#: a result value branched on is a short word or a boolean: an id is data
 _WORD_LEN = 40
+#: a path branched on takes at most this many values (an enum, not data) ...
+BRANCH_VALUES = 8
+#: ... and each value counted was seen at least this often
+BRANCH_SUPPORT = 2
 #: how deep ``leaf_paths`` walks a value
 _DEPTH = 32
 
@@ -135,12 +140,28 @@ def leaf_paths(value: Any, root: str) -> Iterator[tuple[str, Any]]:
 
 
 def _word(v: Any) -> bool:
-    """A value one branches on: a boolean, a short word, a small number — not data."""
+    """A value one branches on: a boolean or a short word (with a letter, not an id) —
+    not data, not a number."""
     if isinstance(v, bool):
         return True
-    if isinstance(v, str):
-        return 0 < len(v) <= _WORD_LEN and not linkable(v)
-    return isinstance(v, int) and not linkable(v)
+    return (isinstance(v, str) and 0 < len(v) <= _WORD_LEN and not linkable(v)
+            and any(ch.isalpha() for ch in v))
+
+
+def _branching(by_value: dict[Any, Counter[str | None]]) -> bool:
+    """Whether the next call is decided by the value: few values (an enum, not data);
+    every value seen at least ``BRANCH_SUPPORT`` times always followed by the same call;
+    and two such values followed by different calls."""
+    if len(by_value) > BRANCH_VALUES:
+        return False
+    decided = {}
+    for v, after in by_value.items():
+        if sum(after.values()) < BRANCH_SUPPORT:
+            continue
+        if len(after) > 1:
+            return False
+        decided[v] = next(iter(after))
+    return len(set(decided.values())) > 1
 
 
 class Traffic:
@@ -228,12 +249,13 @@ class Traffic:
                 seen.setdefault(key, {}).setdefault(v, c.witness)
         out = []
         for (tool, path), by_value in after.items():
-            if len(by_value) > 1 and len({frozenset(n) for n in by_value.values()}) > 1:
+            if _branching(by_value):
                 out.append(Branch(tool, path, by_value, seen[(tool, path)]))
         return out
 
     def retries(self) -> dict[str, dict[str, list[Witness]]]:
-        """tool → error code → the failed calls followed by the same call again."""
+        """tool → error code → the failed calls followed by the same call again (a
+        failure without a code is not counted: a consumer contract names codes)."""
         out: dict[str, dict[str, list[Witness]]] = {}
         for calls in self.traces.values():
             for i, c in enumerate(calls):
@@ -242,7 +264,9 @@ class Traffic:
                 again = next((d for d in calls[i + 1:] if d.name == c.name), None)
                 if again is None or (again.raw_args != c.raw_args and again.args != c.args):
                     continue
-                code = c.error_code or "unknown"
+                code = c.error_code
+                if code is None:
+                    continue
                 out.setdefault(c.name, {}).setdefault(code, []).append(c.witness)
         return out
 
