@@ -71,7 +71,8 @@ def test_diff_recorded_names_the_recorded_archive_calls(capsys, incident, tmp_pa
     assert owner["refused"] == {"count": 1, "traces": 1, "calls": [
         {"trace": TRACE, "step": 2, "paths": ["args.owner"]}]}
     [reach] = owner["reach"]
-    assert (reach["tool"], reach["count"], reach["traces"]) == ("archive_project", 3, [TRACE])
+    assert (reach["tool"], reach["count"], reach["traces"], reach["trace_ids"]) == (
+        "archive_project", 3, 1, [TRACE])
     assert [f["into_step"] for f in reach["flows"]] == [7, 8, 9]
     assert reach["flows"][0]["from_path"] == "result.items[*].id"
     assert "flowed into archive_project (3 call(s)" in by_path["args.owner"]["message"]

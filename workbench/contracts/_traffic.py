@@ -17,6 +17,7 @@ that needs only the refs (reach, fields that flowed onward) reads no JSON at all
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,8 @@ _WORD_LEN = 40
 BRANCH_VALUES = 8
 #: ... and each value counted was seen at least this often
 BRANCH_SUPPORT = 2
+#: three digits in a row: a key that names a record, not a field
+_ID_KEY = re.compile(r"\d{3}").search
 #: how deep ``leaf_paths`` walks a value
 _DEPTH = 32
 
@@ -115,15 +118,21 @@ class Branch:
     witnesses: dict[Any, Witness]
 
 
+def _keyed(key: Any) -> bool:
+    """An object key that is data, not a name (``credit_card_4421486``): a map keyed by
+    ids reads as one path, ``payment_methods[*].id``."""
+    return isinstance(key, int) or (isinstance(key, str) and _ID_KEY(key) is not None)
+
+
 def general(path: str) -> str:
-    """``path`` with every index made ``[*]``."""
-    if "[" not in path:
+    """``path`` with every index, and every key that is an id, made ``[*]``."""
+    if "[" not in path and _ID_KEY(path) is None:
         return path
     try:
         segs = parse_path(path).segments
     except ValueError:
         return path
-    return format_path(tuple(STAR if isinstance(s, int) else s for s in segs))
+    return format_path((segs[0], *(STAR if _keyed(s) else s for s in segs[1:])))
 
 
 def leaf_paths(value: Any, root: str) -> Iterator[tuple[str, Any]]:
@@ -132,7 +141,8 @@ def leaf_paths(value: Any, root: str) -> Iterator[tuple[str, Any]]:
     while stack:
         segs, v, depth = stack.pop()
         if isinstance(v, dict) and v and depth < _DEPTH:
-            stack.extend(((*segs, k), x, depth + 1) for k, x in reversed(v.items()))
+            stack.extend(((*segs, STAR if _keyed(k) else k), x, depth + 1)
+                         for k, x in reversed(v.items()))
         elif isinstance(v, list) and v and depth < _DEPTH:
             stack.extend(((*segs, STAR), x, depth + 1) for x in reversed(v))
         else:

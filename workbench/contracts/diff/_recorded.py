@@ -123,7 +123,8 @@ def _evidence(ch: Change, traffic: Traffic, refusals: _Refusals,
     sinks = reach.get(ch.tool)
     if sinks:
         ev["reach"] = [{"tool": sink, "count": len(fs),
-                        "traces": sorted({f.trace_id for f in fs})[:_SHOWN],
+                        "traces": len({f.trace_id for f in fs}),
+                        "trace_ids": sorted({f.trace_id for f in fs})[:_SHOWN],
                         "flows": [_flow(f) for f in fs[:_SHOWN]]}
                        for sink, fs in sorted(sinks.items())]
     ev["touches"] = any(k in ev for k in ("refused", "flowed", "branched", "reach"))
