@@ -45,8 +45,8 @@ def register(sub: Any) -> None:
                               "contracts/\n  workbench contract lint contracts/ --provider "
                               "openai\n  workbench contract export contracts/ --provider "
                               "anthropic --out tools.json\n  workbench contract diff "
-                              "old/ new/ --consumer triage.consumer.yaml\n  workbench contract infer "
-                              "--consumer ops-agent --out ops.consumer.yaml",
+                              "old/ new/ --consumer triage.consumer.yaml\n  workbench "
+                              "contract infer --consumer ops-agent --out ops.consumer.yaml",
                        formatter_class=RAW)
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
     p.set_defaults(func=_missing)
