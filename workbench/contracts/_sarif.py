@@ -63,6 +63,8 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
             "tool": c.tool, "path": c.path, "direction": c.direction, "severity": c.severity,
             "consumers": list(c.consumers), "reason": c.reason, "old": c.old, "new": c.new,
             "role": c.role, "side_effect": c.side_effect}
+        if c.cues is not None:
+            props["cues"] = c.cues
         if c.recorded is not None:
             props["recorded"] = c.recorded
         file = (result.old_files if c.kind == "tool-removed" else result.new_files).get(c.tool)
