@@ -4,17 +4,21 @@
 Beside the policy's verdict, each change says what it does to recorded calls:
 
 - ``refused``: recorded calls of the tool that NEW's input refuses and OLD's accepted
-  (a schema breach, an argument NEW does not declare), at or under the change's path;
+  (a schema breach, an argument NEW does not declare), at or under the path of a change
+  that is not a relaxation;
 - ``flowed``: for a result change, recorded values at or under its path that flowed
   onward into a later call (the store's data-flow refs): the field the workflow reads;
 - ``branched``: for an enum change, the recorded values of a result path after which
   the next call differs (the workflow branches on them);
+- ``retried``: for an error-code change, the recorded calls that failed with that code
+  and were made again (the workflow retries on it);
 - ``reach``: the destructive or external-send calls the tool's results flowed into,
   directly or through other calls. Such a tool is **gated as that call is**: every
   change to it is an ``error`` when a destructive call was reached (reason ``reach``),
   judged as a writing tool when only an external send was.
 
-A change with refused calls, flowed fields or branched values is an ``error`` (reason
+A change with refused calls, flowed fields, branched values or retried codes is an
+``error`` (reason
 ``recorded``). A change that touches none of this says so (``touches: false``) and keeps
 its verdict.
 """
@@ -28,7 +32,7 @@ from typing import Any
 from ...model import STAR, parse_path
 from .._check import input_problems
 from .._descriptor import SIDE_EFFECTS, Descriptor, ToolSet
-from .._traffic import Branch, Flow, Recorded, Traffic
+from .._traffic import Branch, Flow, Recorded, Traffic, Witness
 from ._diff import Change, ContractDiff
 from ._policy import LEVELS, class_severity
 
@@ -39,6 +43,8 @@ SINKS = ("external_send", "destructive")
 #: how many witnesses a piece of evidence lists (the counts are exact)
 _SHOWN = 5
 _BRANCH_KINDS = frozenset({"enum-value-added", "enum-value-removed"})
+#: the kinds of evidence, ``reach`` last (it gates by the sink, the others raise to error)
+_EVIDENCE = ("refused", "flowed", "branched", "retried", "reach")
 
 
 def _segs(path: str) -> tuple[Any, ...]:
@@ -95,11 +101,12 @@ class _Refusals:
 
 def _evidence(ch: Change, traffic: Traffic, refusals: _Refusals,
               flows: dict[str, list[Flow]], branches: dict[str, list[Branch]],
-              reach: dict[str, dict[str, list[Flow]]]) -> dict[str, Any]:
+              reach: dict[str, dict[str, list[Flow]]],
+              retries: dict[str, dict[str, list[Witness]]]) -> dict[str, Any]:
     calls = traffic.by_tool(ch.tool)
     ev: dict[str, Any] = {"calls": len(calls), "traces": len({c.trace_id for c in calls})}
     at = _segs(ch.path)
-    if ch.direction == "input" and ch.path.startswith("args"):
+    if ch.direction == "input" and ch.path.startswith("args") and not ch.relaxes:
         hit = [(c, ps) for c, ps in refusals.of(ch.tool)
                if any(_related(at, _segs(p)) for p in ps)]
         if hit:
@@ -120,6 +127,13 @@ def _evidence(ch: Change, traffic: Traffic, refusals: _Refusals,
                                "evidence": [{"value": v, **w.to_dict()}
                                             for v, w in list(b.witnesses.items())[:_SHOWN]]}
                               for b in hit_b]
+    if ch.path.startswith("errors."):
+        code = ch.path.split(".", 2)[-1]
+        ws = retries.get(ch.tool, {}).get(code, [])
+        if ws:
+            ev["retried"] = {"code": code, "count": len(ws),
+                             "traces": len({w.trace_id for w in ws}),
+                             "calls": [w.to_dict() for w in ws[:_SHOWN]]}
     sinks = reach.get(ch.tool)
     if sinks:
         ev["reach"] = [{"tool": sink, "count": len(fs),
@@ -127,13 +141,13 @@ def _evidence(ch: Change, traffic: Traffic, refusals: _Refusals,
                         "trace_ids": sorted({f.trace_id for f in fs})[:_SHOWN],
                         "flows": [_flow(f) for f in fs[:_SHOWN]]}
                        for sink, fs in sorted(sinks.items())]
-    ev["touches"] = any(k in ev for k in ("refused", "flowed", "branched", "reach"))
+    ev["touches"] = any(k in ev for k in _EVIDENCE)
     return ev
 
 
 def _gate(ch: Change, ev: dict[str, Any], effect: Callable[[str], str | None]) -> Change:
     severity, reason = ch.severity, ch.reason
-    if any(k in ev for k in ("refused", "flowed", "branched")) and severity != "error":
+    if any(k in ev for k in _EVIDENCE[:-1]) and severity != "error":
         severity, reason = "error", "recorded"
     for r in ev.get("reach", ()):
         gate = "error" if effect(r["tool"]) == "destructive" else class_severity(ch.cls, True)
@@ -155,6 +169,10 @@ def _words(ch: Change, ev: dict[str, Any]) -> str:
     if "branched" in ev:
         bits.append("the recorded workflow branches on "
                     + ", ".join(b["path"] for b in ev["branched"]))
+    if "retried" in ev:
+        r = ev["retried"]
+        bits.append(f"recorded calls retried after {r['code']} ({r['count']}x in "
+                    f"{r['traces']} trace(s))")
     for r in ev.get("reach", ()):
         first = r["flows"][0]
         bits.append(f"its results flowed into {r['tool']} ({r['count']} call(s), e.g. "
@@ -183,9 +201,11 @@ def judge_recorded(result: ContractDiff, old: ToolSet, new: ToolSet,
         branches.setdefault(b.tool, []).append(b)
     reach = traffic.reach(lambda name: effect(name) in SINKS)
     refusals = _Refusals(traffic, old, new)
+    retries = traffic.retries() if any(c.path.startswith("errors.") for c in result.changes) \
+        else {}
     changes = []
     for ch in result.changes:
-        ev = _evidence(ch, traffic, refusals, flows, branches, reach)
+        ev = _evidence(ch, traffic, refusals, flows, branches, reach, retries)
         judged = _gate(ch, ev, effect)
         changes.append(replace(judged, message=_words(ch, ev)))
     touched = sum(1 for c in changes if c.recorded and c.recorded["touches"])
