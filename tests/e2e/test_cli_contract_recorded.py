@@ -280,3 +280,25 @@ def test_recorded_options_refused_without_recorded_and_on_an_empty_store(capsys,
     code, _, err = run(capsys, "contract", "infer", "--store", store_dir)
     assert code == 2 and "hint:" in err
     assert not store_dir.exists() or not any(store_dir.rglob("*.parquet"))
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["contract", "infer", "--store", "{missing}"], "STORE_NOT_FOUND"),
+    (["contract", "usage", "--store", "{missing}"], "STORE_NOT_FOUND"),
+    (["contract", "diff", V1, V2, "--recorded", "--store", "{missing}"], "STORE_NOT_FOUND"),
+    (["contract", "infer", "--store", "{store}", "--trace", "nosuch"], "TRACE_NOT_FOUND"),
+    (["contract", "diff", V1, V2, "--recorded", "--store", "{store}", "--trace", "nosuch"],
+     "TRACE_NOT_FOUND"),
+    (["contract", "infer", "--store", "{store}", "--out", "{tmp}/no/such/dir/c.yaml"],
+     "FILE_NOT_FOUND"),
+    (["contract", "usage", "{tmp}/nothing-here", "--store", "{store}"], "FILE_NOT_FOUND"),
+])
+def test_bad_input_exits_2_with_its_code_and_writes_nothing(capsys, incident, tmp_path, argv,
+                                                           expected):
+    names = {"missing": tmp_path / "no-store", "store": incident, "tmp": tmp_path}
+    argv = [str(a).format(**names) for a in argv]
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert f"error[{expected}]" in err and "hint:" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

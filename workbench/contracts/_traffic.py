@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import STAR, format_path, linkable, parse_path
+from ..model import STAR, NotFoundError, format_path, linkable, parse_path
 from ..model import loads as json_loads
 from ..store import Store
 
@@ -187,6 +187,11 @@ class Traffic:
 
     @classmethod
     def load(cls, store: Store, trace_ids: Sequence[str] | None = None) -> Traffic:
+        """The tool calls of ``store`` (of ``trace_ids`` only, when given); a store that
+        does not exist is ``STORE_NOT_FOUND``, never an empty traffic."""
+        if not store.exists:
+            raise NotFoundError(f"no store at {store.root}", code="STORE_NOT_FOUND",
+                                hint="ingest traces first, or name the store with --store")
         where, params = "kind = 'tool_call'", []
         if trace_ids:
             ids = sorted(set(store.resolve_trace_ids(list(trace_ids))))
