@@ -150,6 +150,15 @@ def test_usage_lists_what_no_recorded_workflow_uses(capsys, incident, tmp_path):
         "archive_project", 3, [TRACE])
     code, out, _ = run(capsys, "contract", "usage", dep, "--store", incident)
     assert "deprecated archive_project still called: 3 call(s) in 1 trace(s)" in out
+    # the incident ran at 16:00 UTC on 2025-11-24: since 16:00:05 only the last archives
+    code, out, _ = run(capsys, "contract", "usage", V2, "--store", incident, "--since",
+                       "2025-11-24T16:00:05Z", "--json")
+    since = {(u["tool"], u["what"], u["path"]) for u in json.loads(out)["unused"]}
+    assert ("list_projects", "tool", None) in since
+    assert ("request_approval", "tool", None) in since
+    assert ("archive_project", "tool", None) not in since
+    code, _, err = run(capsys, "contract", "usage", V2, "--store", incident, "--since", "soon")
+    assert code == 2 and "error[USAGE]" in err
 
 
 # --- a workflow whose every dependency is known ---------------------------------------------

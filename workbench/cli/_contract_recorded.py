@@ -5,6 +5,7 @@ used."""
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from typing import Any
 
 from ..contracts import (
@@ -50,7 +51,8 @@ def register_action(actions: Any) -> None:
         "it, in how many traces and when last. With DESCRIPTORS: what no recorded "
         "workflow uses (a tool never called, an argument never sent: safe to deprecate; "
         "a result field never returned, or returned but never flowing into a later call), "
-        "and which traces still call a deprecated tool.",
+        "and which traces still call a deprecated tool. --since TIME: what was last used "
+        "before TIME counts as no longer used.",
         epilog="examples:\n  workbench contract usage\n  workbench contract usage "
                "contracts/ --json",
         formatter_class=RAW)
@@ -58,6 +60,9 @@ def register_action(actions: Any) -> None:
                    help="descriptor files or folders to hold the usage against")
     u.add_argument("--trace", action="append", default=[], metavar="ID",
                    help="only this trace (repeatable; default: every trace)")
+    u.add_argument("--since", metavar="TIME",
+                   help="with DESCRIPTORS: what no call used at or after TIME (ISO 8601, "
+                        "e.g. 2026-01-01) counts as no longer used")
     common(u)
     u.set_defaults(func=run_usage)
 
@@ -120,8 +125,23 @@ def _last(use: Any) -> str:
     return f"{when} (trace {w['trace'][:12]} step {w['step']})" if w else when
 
 
+def _since(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        when = dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise UsageError(f"--since {text!r} is not an ISO 8601 date or time",
+                         hint="e.g. --since 2026-01-01 or --since 2026-01-01T12:00:00Z"
+                         ) from None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.UTC)
+    return int(when.timestamp() * 1_000_000_000)
+
+
 def run_usage(args: argparse.Namespace) -> int:
+    since = _since(args.since)
     tools = read_tools(args.descriptors) if args.descriptors else None
-    result = contract_usage(_traffic(args), tools)
+    result = contract_usage(_traffic(args), tools, since)
     emit(args, result.to_dict(), lambda: _usage_text(result))
     return 0

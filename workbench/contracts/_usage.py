@@ -2,7 +2,8 @@
 recorded traffic used it; with descriptors, what no recorded workflow uses (safe to
 deprecate) and who still calls a deprecated tool (docs/contracts.md, "Usage").
 
-An argument is *used* when a recorded call sent it; a result field is *returned* when a
+With a time (``--since``), what was last used before it counts as no longer used. An
+argument is *used* when a recorded call sent it; a result field is *returned* when a
 recorded result carried it and *read* when its value flowed into a later call (the
 store's data-flow refs). A declared argument no call sent and a described tool no trace
 called are safe to deprecate as far as the traffic shows; a result field returned but
@@ -106,20 +107,30 @@ def _covers(path: str, used: dict[str, FieldUse]) -> bool:
                for p in used)
 
 
-def _unused(d: Descriptor, t: ToolUsage | None) -> list[dict[str, Any]]:
-    if t is None:
+def _recent(table: dict[str, FieldUse], since_ns: int | None) -> dict[str, FieldUse]:
+    """The uses seen at or after ``since_ns`` (all of them without it; a use without a
+    time counts as recent: the traffic cannot say it is old)."""
+    if since_ns is None:
+        return table
+    return {p: u for p, u in table.items() if u.last_ns is None or u.last_ns >= since_ns}
+
+
+def _unused(d: Descriptor, t: ToolUsage | None, since_ns: int | None) -> list[dict[str, Any]]:
+    since = "" if since_ns is None else f" since {_when(since_ns)}"
+    if t is None or not _recent({d.tool: t.calls}, since_ns):
         return [{"tool": d.tool, "what": "tool", "path": None,
-                 "why": "no recorded trace called it"}]
+                 "why": f"no recorded trace called it{since}"}]
     out = []
-    for root, schema, used, what in (("args", d.input, t.args, "argument"),
-                                     ("result", d.output, t.results, "result")):
+    for root, schema, table, what in (("args", d.input, t.args, "argument"),
+                                      ("result", d.output, t.results, "result")):
+        used = _recent(table, since_ns)
         if not isinstance(schema, dict):
             continue
         for segs in _declared(schema, schema, (root,)):
             path = format_path(segs)
             if not _covers(path, used):
-                why = "no recorded call sent it" if root == "args" else "no recorded " \
-                      "result carried it"
+                why = ("no recorded call sent it" if root == "args" else "no recorded "
+                       "result carried it") + since
                 out.append({"tool": d.tool, "what": what, "path": path, "why": why})
             elif root == "result" and len(segs) == 2 and not any(
                     u.read for p, u in used.items() if _covers(path, {p: u})):
@@ -128,8 +139,10 @@ def _unused(d: Descriptor, t: ToolUsage | None) -> list[dict[str, Any]]:
     return out
 
 
-def contract_usage(traffic: Traffic, tools: ToolSet | None = None) -> Usage:
-    """How the recorded calls of ``traffic`` use each tool, argument and result field."""
+def contract_usage(traffic: Traffic, tools: ToolSet | None = None,
+                   since_ns: int | None = None) -> Usage:
+    """How the recorded calls of ``traffic`` use each tool, argument and result field;
+    with ``since_ns``, what was last used before it counts as no longer used."""
     out: dict[str, ToolUsage] = {}
     for c in traffic.calls:
         t = out.get(c.name)
@@ -152,7 +165,7 @@ def contract_usage(traffic: Traffic, tools: ToolSet | None = None) -> Usage:
     if tools is not None:
         result.described = True
         for name, d in tools.items():
-            result.unused += _unused(d, out.get(name))
+            result.unused += _unused(d, out.get(name), since_ns)
             if d.deprecated is not None and name in out:
                 t = out[name]
                 result.deprecated.append({
