@@ -109,6 +109,7 @@ from ._sarif import (
 )
 from ._traffic import (
     Flow,
+    Recorded,
     Traffic,
     Witness,
 )
@@ -180,6 +181,7 @@ __all__ = [
     "Problem",
     "ProblemGroup",
     "Provenance",
+    "Recorded",
     "Refusal",
     "SchemaChange",
     "SchemaInvalidError",
