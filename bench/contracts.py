@@ -34,8 +34,14 @@ so by import) at its newer commit, with the older one for the diff:
 
 Targets: import <= **3x** the YAML load; diff <= **2x** import; lint <= **2x** import.
 
+``--case recorded``: ``contract diff --recorded`` against a generated store of
+``--events`` events (default 100,000), in the same run as the plain diff of the same
+tools (``_recordedcase.py`` says what is diffed). Target: ``diff --recorded`` **<= 5 s**;
+the ratio printed is recorded / diff.
+
     python bench/contracts.py [--operations 2000] [--input FILE] [--repeat 3] [--json]
     python bench/contracts.py --case openai [--repeat 3] [--json]
+    python bench/contracts.py --case recorded [--events 100000] [--store DIR] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -294,11 +300,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--case", choices=("generated", "openai"), default="generated",
-                    help="openai: OpenAI's published document (tests/corpus/openai-openapi)")
-    ap.add_argument("--one", choices=(*METHODS, "yaml"),
+    ap.add_argument("--case", choices=("generated", "openai", "recorded"), default="generated",
+                    help="openai: OpenAI's published document (tests/corpus/openai-openapi); "
+                         "recorded: diff --recorded against a generated store")
+    ap.add_argument("--events", type=int, default=100_000,
+                    help="--case recorded: the store's events")
+    ap.add_argument("--store", metavar="DIR",
+                    help="--case recorded: where the generated store is kept (reused)")
+    ap.add_argument("--one", choices=(*METHODS, "yaml", "recorded"),
                     help=argparse.SUPPRESS)  # one run, in a child
     args = ap.parse_args(argv)
+    if args.case == "recorded":
+        import _recordedcase
+
+        if args.one is not None:
+            print(json.dumps(_recordedcase.child(args.one, Path(args.store),
+                                                 Path(args.input))))
+            return 0
+        return finish(_recordedcase.run(args, __file__), args.json, _recordedcase.report)
     if args.one is not None:
         print(json.dumps(_child(args.one, Path(args.input), args.case) or {"seconds": None}))
         return 0

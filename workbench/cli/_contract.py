@@ -29,7 +29,7 @@ from ._main import Parser, common, emit, summary
 
 RAW = argparse.RawDescriptionHelpFormatter
 #: the modules that add further actions to ``contract``, each with ``register_action``
-_ACTIONS: tuple[str, ...] = ("_contract_diff", "_contract_check")
+_ACTIONS: tuple[str, ...] = ("_contract_diff", "_contract_check", "_contract_recorded")
 
 
 def register(sub: Any) -> None:
@@ -38,12 +38,15 @@ def register(sub: Any) -> None:
                        "from MCP tool lists and recordings, OpenAI, Anthropic and Gemini "
                        "tool lists, OpenAPI documents and recorded traces; lint them against "
                        "each provider's schema rules; export a provider's tool JSON; diff two "
-                       "sets as an agent meets them.",
+                       "sets as an agent meets them (--recorded: against the traffic the "
+                       "store recorded); check recorded calls; infer a consumer contract "
+                       "from recorded traffic; count what the traffic uses.",
                        epilog="examples:\n  workbench contract import tools.mcp.json --out "
                               "contracts/\n  workbench contract lint contracts/ --provider "
                               "openai\n  workbench contract export contracts/ --provider "
                               "anthropic --out tools.json\n  workbench contract diff "
-                              "old/ new/ --consumer triage.consumer.yaml",
+                              "old/ new/ --consumer triage.consumer.yaml\n  workbench "
+                              "contract infer --consumer ops-agent --out ops.consumer.yaml",
                        formatter_class=RAW)
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
     p.set_defaults(func=_missing)

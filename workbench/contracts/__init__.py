@@ -12,6 +12,10 @@ a provider's tool JSON. ``diff_tools`` / ``diff_contracts`` compare two sets as 
 meets them (``contract diff``), judged by the severity policy and by ``Consumer``
 contracts (what a workflow depends on); ``diff_sarif`` writes the result for CI.
 ``check_contracts`` holds recorded tool calls to their descriptors (``contract check``).
+``Traffic`` is the store's recorded tool calls and the data flow between them:
+``infer_consumer`` turns it into a consumer contract (``contract infer``),
+``judge_recorded`` judges a diff against it (``contract diff --recorded``) and
+``contract_usage`` counts what it uses (``contract usage``).
 """
 
 from ._check import (
@@ -22,6 +26,7 @@ from ._check import (
     check_calls,
     check_contracts,
     consumer_reads,
+    input_problems,
 )
 from ._consumer import (
     Consumer,
@@ -64,6 +69,10 @@ from ._import import (
     tools_from_store,
     write_descriptors,
 )
+from ._infer import (
+    InferredConsumer,
+    infer_consumer,
+)
 from ._notes import (
     Refusal,
     Warned,
@@ -98,14 +107,26 @@ from ._read import (
 from ._sarif import (
     diff_sarif,
 )
+from ._traffic import (
+    Flow,
+    Recorded,
+    Traffic,
+    Witness,
+)
+from ._usage import (
+    Usage,
+    contract_usage,
+)
 from .diff import (
     CHANGE_KINDS,
     SEVERITIES,
+    SINKS,
     Change,
     ContractDiff,
     SchemaChange,
     diff_contracts,
     diff_tools,
+    judge_recorded,
     schema_changes,
 )
 from .mcp import (
@@ -131,6 +152,7 @@ __all__ = [
     "PROVIDERS",
     "SEVERITIES",
     "SIDE_EFFECTS",
+    "SINKS",
     "SOURCES",
     "VERSION",
     "Call",
@@ -151,19 +173,25 @@ __all__ = [
     "ErrorEnvelope",
     "ExportError",
     "ExportResult",
+    "Flow",
     "Idempotency",
     "ImportResult",
+    "InferredConsumer",
     "LintResult",
     "Problem",
     "ProblemGroup",
     "Provenance",
+    "Recorded",
     "Refusal",
     "SchemaChange",
     "SchemaInvalidError",
     "Source",
     "ToolSet",
+    "Traffic",
     "UnknownSourceError",
+    "Usage",
     "Warned",
+    "Witness",
     "Written",
     "annotations_for",
     "calls_of",
@@ -172,6 +200,7 @@ __all__ = [
     "check_schema",
     "consumer_findings",
     "consumer_reads",
+    "contract_usage",
     "descriptor_from_dict",
     "detect_source",
     "diff_contracts",
@@ -184,7 +213,10 @@ __all__ = [
     "import_contracts",
     "import_summary",
     "import_tools",
+    "infer_consumer",
+    "input_problems",
     "is_descriptor_doc",
+    "judge_recorded",
     "lint",
     "lint_paths",
     "load_consumer",

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..model import Path, Trace, parse_path
+from ..model import Path, Trace, dumps, parse_path
 from ..model import loads as json_loads
 from ..rules import Finding, shape
 from ..store import Store
@@ -46,7 +46,7 @@ from ._descriptor import Descriptor, ToolSet
 from ._errors import SchemaInvalidError
 
 __all__ = ["CONTRACT_RULES", "Call", "ContractCheck", "calls_of", "check_calls",
-           "check_contracts", "consumer_reads"]
+           "check_contracts", "consumer_reads", "input_problems"]
 
 #: the rule ids of contract findings, their severity and what each means
 CONTRACT_RULES: dict[str, tuple[str, str]] = {
@@ -127,8 +127,6 @@ def _where(root: str, path: Iterable[Any]) -> str:
 def _schema_findings(rule: str, root: str, schema: Any, value: Any,
                      call: Call) -> list[Finding]:
     """One finding per distinct schema complaint (path and keyword), shapes only."""
-    from ..model import dumps
-
     if schema is None or schema is True:
         return []
     try:
@@ -167,21 +165,53 @@ def _complaint(keyword: str, e: Any, at: str) -> str:
     return f"{at} breaks the contract's {keyword}"
 
 
-def _undeclared(d: Descriptor, c: Call) -> list[Finding]:
-    """Top-level arguments an open object schema does not declare."""
+def _declared(d: Descriptor, args: Any) -> tuple[dict[str, Any], list[str]] | None:
+    """The arguments an open object schema declares and its property patterns; None
+    when undeclared arguments are not a breach (a closed or free-form schema)."""
     schema = d.input
-    if (not isinstance(schema, dict) or not isinstance(c.args, dict)
+    if (not isinstance(schema, dict) or not isinstance(args, dict)
             or "additionalProperties" in schema or "unevaluatedProperties" in schema
             or not isinstance(schema.get("properties"), dict)):
-        return []
+        return None
     declared = dict(schema["properties"])
     if d.idempotency is not None and d.idempotency.where == "arg":
         declared.setdefault(d.idempotency.name.split(".")[0], True)
-    patterns = [p for p in schema.get("patternProperties") or {} if isinstance(p, str)]
+    return declared, [p for p in schema.get("patternProperties") or {} if isinstance(p, str)]
+
+
+def _undeclared_names(d: Descriptor, args: Any) -> list[str]:
+    found = _declared(d, args)
+    if found is None:
+        return []
+    declared, patterns = found
+    return [n for n in args if n not in declared and not any(re.search(p, n) for p in patterns)]
+
+
+def input_problems(d: Descriptor, args: Any) -> list[str]:
+    """The argument paths at which ``d``'s input refuses ``args`` (a schema breach, or an
+    undeclared argument: ``contract/input`` and ``contract/undeclared-argument``); a
+    missing required field is named by its own path."""
+    if d.input is None or d.input is True:
+        errors: list[Any] = []
+    else:
+        errors = list(_validator(dumps(d.input)).iter_errors(args))
     out = []
-    for name in c.args:
-        if name in declared or any(re.search(p, name) for p in patterns):
-            continue
+    for e in errors:
+        at = _where("args", e.absolute_path)
+        if e.validator == "required" and "'" in str(e.message):
+            at += "." + str(e.message).split("'")[1]
+        out.append(at)
+    return sorted({*out, *(f"args.{n}" for n in _undeclared_names(d, args))})
+
+
+def _undeclared(d: Descriptor, c: Call) -> list[Finding]:
+    """Top-level arguments an open object schema does not declare."""
+    found = _declared(d, c.args)
+    if found is None:
+        return []
+    declared = found[0]
+    out = []
+    for name in _undeclared_names(d, c.args):
         known = ", ".join(sorted(declared)) or "none"
         out.append(_finding("contract/undeclared-argument", c,
                             f"{c.name} at step {c.seq}: args.{name} is not an argument the "

@@ -6,6 +6,8 @@ Each change kind is a rule (all of them, in ``CHANGE_KINDS`` order, so a rule's 
 moves); each change a result at its own severity (``info`` is SARIF's ``note``),
 located physically on the descriptor file (the new one; the old one for a removed
 tool) and logically on ``TOOL/PATH``, fingerprinted by tool, kind, path and direction.
+With ``--recorded`` each result's properties carry its ``recorded`` evidence and the
+run's properties the traffic judged.
 """
 
 from __future__ import annotations
@@ -57,6 +59,14 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
               "defaultConfiguration": {"level": "warning"}} for k in CHANGE_KINDS]
     results = []
     for c in result.changes:
+        props: dict[str, Any] = {
+            "tool": c.tool, "path": c.path, "direction": c.direction, "severity": c.severity,
+            "consumers": list(c.consumers), "reason": c.reason, "old": c.old, "new": c.new,
+            "role": c.role, "side_effect": c.side_effect}
+        if c.cues is not None:
+            props["cues"] = c.cues
+        if c.recorded is not None:
+            props["recorded"] = c.recorded
         file = (result.old_files if c.kind == "tool-removed" else result.new_files).get(c.tool)
         location: dict[str, Any] = {"logicalLocations": [{
             "name": c.tool, "fullyQualifiedName": f"{c.tool}/{c.path}", "kind": "function"}]}
@@ -68,12 +78,12 @@ def diff_sarif(result: ContractDiff, version: str = "0.1.0") -> dict[str, Any]:
             "partialFingerprints": {
                 "workbenchContractChange/v1": _fingerprint(c.tool, c.kind, c.path,
                                                             c.direction)},
-            "properties": {"tool": c.tool, "path": c.path, "direction": c.direction,
-                           "severity": c.severity, "consumers": list(c.consumers),
-                           "reason": c.reason, "old": c.old, "new": c.new,
-                           "role": c.role, "side_effect": c.side_effect},
+            "properties": props,
         })
     return sarif_log(rules=rules, results=results, automation_id="workbench-contract-diff/",
                      properties={"tools_old": result.tools_old, "tools_new": result.tools_new,
                                  "breaking": result.breaking,
-                                 "consumers": list(result.consumers)}, version=version)
+                                 "consumers": list(result.consumers),
+                                 **({"recorded": result.recorded}
+                                    if result.recorded is not None else {})},
+                     version=version)

@@ -30,7 +30,7 @@ LIST2 = d("projects.list", input={"type": "object", "properties": {"owner_id": {
 ARCHIVE = d("projects.archive", "destructive", description="Archive one project.")
 ARCHIVE2 = d("projects.archive", "destructive", description="Archive projects.")
 GET = d("projects.get", description="Get one project.")
-GET2 = d("projects.get", description="Get a project by id.")
+GET2 = d("projects.get", description="Get a project by id. Always call it before an archive.")
 
 
 def test_the_same_tools_have_no_changes():
@@ -67,7 +67,7 @@ def test_destructive_tools_fail_closed_and_consumers_cannot_lower_them():
     consumer = parse_consumer(text, "c.yaml", old)
     plain = diff_tools(old, new)
     assert [(c.tool, c.severity, c.reason, c.policy) for c in plain.changes] == [
-        ("projects.archive", "error", "fail-closed", "error"),
+        ("projects.archive", "error", "fail-closed", "info"),  # a rewording, but destructive
         ("projects.get", "warn", "policy", "warn")]
     judged = diff_tools(old, new, [consumer])
     assert [(c.tool, c.severity, c.reason, c.consumers) for c in judged.changes] == [

@@ -22,7 +22,7 @@ def d(tool, file, **kw):
 
 def test_a_diff_as_sarif():
     old = ToolSet([d("a", "old/a.yaml", description="one"), d("b", "old/b.yaml")])
-    new = ToolSet([d("a", "new/a.yaml", description="two"), d("c", "new/c.yaml")])
+    new = ToolSet([d("a", "new/a.yaml", description="two; you must call it first"), d("c", "new/c.yaml")])
     report = diff_sarif(diff_tools(old, new))
     jsonschema.Draft4Validator(load_schema()).validate(report)
     run = report["runs"][0]

@@ -12,6 +12,10 @@ from ._policy import (
     CHANGE_KINDS,
     SEVERITIES,
 )
+from ._recorded import (
+    SINKS,
+    judge_recorded,
+)
 from ._schema import (
     SchemaChange,
     schema_changes,
@@ -20,10 +24,12 @@ from ._schema import (
 __all__ = [
     "CHANGE_KINDS",
     "SEVERITIES",
+    "SINKS",
     "Change",
     "ContractDiff",
     "SchemaChange",
     "diff_contracts",
     "diff_tools",
+    "judge_recorded",
     "schema_changes",
 ]

@@ -22,6 +22,7 @@ from .._consumer import Consumer, consumer_findings, load_consumer
 from .._descriptor import SIDE_EFFECTS, Descriptor, ToolSet
 from .._read import read_tools
 from ..schema import description_text, same_json
+from ._cues import CUE_GATE, added_cues
 from ._policy import change_class, class_severity, severity_at_least
 from ._schema import SchemaChange, schema_changes
 from ._words import words
@@ -52,16 +53,27 @@ class Change:
     role: str | None = None
     #: the side-effect class the change was worded by: NEW's, else OLD's; None: unknown
     side_effect: str | None = None
+    #: with ``--recorded``: what the change does to recorded traffic (``_recorded``)
+    recorded: dict[str, Any] | None = None
     segments: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     relaxes: bool = field(default=False, compare=False, repr=False)
+    #: the policy class (``change_class``): break, drift, notice, note or relax
+    cls: str = field(default="", compare=False, repr=False)
+    #: a description change: the cues the new text adds, by kind (``_cues``)
+    cues: dict[str, list[str]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tool": self.tool, "kind": self.kind, "path": self.path,
-                "direction": self.direction, "severity": self.severity,
-                "message": self.message, "consumers": list(self.consumers),
-                "policy_severity": self.policy, "reason": self.reason,
-                "old": self.old, "new": self.new, "role": self.role,
-                "side_effect": self.side_effect}
+        out = {"tool": self.tool, "kind": self.kind, "path": self.path,
+               "direction": self.direction, "severity": self.severity,
+               "message": self.message, "consumers": list(self.consumers),
+               "policy_severity": self.policy, "reason": self.reason,
+               "old": self.old, "new": self.new, "role": self.role,
+               "side_effect": self.side_effect}
+        if self.cues is not None:
+            out["cues"] = self.cues
+        if self.recorded is not None:
+            out["recorded"] = self.recorded
+        return out
 
 
 @dataclass(frozen=True)
@@ -74,6 +86,8 @@ class ContractDiff:
     consumers: tuple[str, ...] = ()
     old_files: dict[str, str] = field(default_factory=dict, compare=False)
     new_files: dict[str, str] = field(default_factory=dict, compare=False)
+    #: with ``--recorded``: the traffic judged and what the changes touch in it
+    recorded: dict[str, Any] | None = None
 
     @property
     def breaking(self) -> bool:
@@ -90,9 +104,12 @@ class ContractDiff:
         return any(severity_at_least(c.severity, threshold) for c in self.changes)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"breaking": self.breaking, "changes": [c.to_dict() for c in self.changes],
-                "tools_old": self.tools_old, "tools_new": self.tools_new,
-                "counts": self.counts(), "consumers": list(self.consumers)}
+        out = {"breaking": self.breaking, "changes": [c.to_dict() for c in self.changes],
+               "tools_old": self.tools_old, "tools_new": self.tools_new,
+               "counts": self.counts(), "consumers": list(self.consumers)}
+        if self.recorded is not None:
+            out["recorded"] = self.recorded
+        return out
 
 
 def _sets(x: Iterable[str] | None) -> list[str]:
@@ -176,16 +193,22 @@ def _raw_changes(o: Descriptor | None, n: Descriptor | None
 
 
 def _judge(o: Descriptor | None, n: Descriptor | None, c: SchemaChange,
-           direction: str) -> Change:
+           direction: str, names: Sequence[str] = ()) -> Change:
     d = n or o
     assert d is not None
     writes = any(x is not None and x.writes for x in (o, n))
     cls = change_class(c, direction)
+    found = None
+    if c.kind == "description-changed":
+        found = added_cues(_text(c.old), _text(c.new), names, d.tool)
+        cls = max((CUE_GATE[k] for k in found), key=("drift", "break").index, default="note")
     policy = class_severity(cls, writes)
     fail_closed = any(x is not None and x.danger == _DESTRUCTIVE for x in (o, n))
     effect = next((x.side_effect for x in (n, o) if x is not None and x.side_effect), None)
     role = _role(c, effect)
     message = words(d.tool, c, direction, writes, c.path, effect=effect, role=role)
+    if found is not None:
+        message = _cue_words(message, d.tool, found)
     if fail_closed:
         unknown = any(x is not None and x.side_effect is None for x in (o, n))
         message += (" [fail-closed: side-effect class unknown, judged destructive]" if unknown
@@ -194,7 +217,21 @@ def _judge(o: Descriptor | None, n: Descriptor | None, c: SchemaChange,
                   "error" if fail_closed else policy, message, policy=policy,
                   reason="fail-closed" if fail_closed else "policy", old=_plain(c.old),
                   new=_plain(c.new), role=role, side_effect=effect, segments=c.path,
-                  relaxes=cls == "relax")
+                  relaxes=cls == "relax" or found == {},
+                  cls=cls, cues=found)
+
+
+def _text(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _cue_words(message: str, tool: str, found: dict[str, list[str]]) -> str:
+    """A description change worded by the cues it adds (or by their absence)."""
+    if not found:
+        return (f"{tool}'s description was reworded without adding a destination, an "
+                "instruction, concealment, a tool name or invisible characters")
+    said = "; ".join(f"{k}: {', '.join(repr(x) for x in v[:3])}" for k, v in found.items())
+    return f"{message}; the new text adds {said}"
 
 
 def _role(c: SchemaChange, effect: str | None) -> str | None:
@@ -244,10 +281,11 @@ def diff_tools(old: ToolSet, new: ToolSet, consumers: Sequence[Consumer] = ()) -
     """Every change from ``old`` to ``new``, judged; with ``consumers``, what they depend on
     raised and the rest of the tools they call lowered."""
     changes: list[Change] = []
-    for name in [*old, *(t for t in new if t not in old)]:
+    names = [*old, *(t for t in new if t not in old)]
+    for name in names:
         o, n = old.get(name), new.get(name)
         for c, direction in _raw_changes(o, n):
-            changes.append(_judge(o, n, c, direction))
+            changes.append(_judge(o, n, c, direction, names))
     changes = _apply_consumers(changes, consumers)
     return ContractDiff(tuple(changes), len(old), len(new),
                         tuple(c.name for c in consumers),
