@@ -134,7 +134,10 @@ def test_the_same_secret_id_gives_the_same_token_in_a_later_ingest(ingested):
     write_jsonl(later / "next.jsonl", rows)
     proc = workbench(root, "--store", "s", "ingest", "later", "--json")
     # the session is one trace: its id is the same token, so the store refuses a second
-    # copy under that id instead of starting another trace
-    assert proc.returncode == 2, proc.stdout
-    assert first["claude-code"].split("«")[1] in proc.stderr
+    # copy under that id instead of starting another trace (a folder: the file is
+    # refused and listed, exit 4, partial)
+    assert proc.returncode == 4, proc.stdout
+    (refused,) = json.loads(proc.stdout)["refused"]
+    assert refused["code"] == "TRACE_EXISTS"
+    assert first["claude-code"].split("«")[1] in refused["message"]
     assert [s[:8] for s in SECRETS if s in proc.stdout + proc.stderr] == []
