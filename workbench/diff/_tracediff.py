@@ -12,9 +12,11 @@ event does not renumber every later id.
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, overload
 
 import orjson
@@ -238,7 +240,7 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
     sa.intern(ids)
     sb.intern(ids)
     del ids
-    pairs = _align(sa, sb, flip)
+    pairs = _renames(sa.events, sb.events, _align(sa, sb, flip))
     done_a = {i for i, _ in pairs}
     done_b = {j for _, j in pairs}
     moves = pair_moves([i for i in range(len(sa.events)) if i not in done_a],
@@ -271,6 +273,49 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
     if rules is not None:
         out.reordered, out.findings = judge(a, b, out.reordered, out.pairs, rules)
     return out
+
+
+_HTTP = re.compile(r"(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|CONNECT) (/\S*)")
+
+
+def _renames(ea: Sequence[Event], eb: Sequence[Event],
+             pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``pairs`` plus renamed HTTP calls: between two aligned pairs, an event of A named
+    ``METHOD /path`` pairs with one of B of the same kind and method on another path when
+    the rest matches (status, args, result, error), in order: ``GET /v1/projects`` against
+    ``GET /projects`` is one change of name, not a removal and an addition."""
+    def rest(e: Event) -> Hashable | None:
+        m = _HTTP.fullmatch(e.name)
+        if m is None:
+            return None
+        try:
+            body = orjson.dumps((e.status, e.args, e.result, e.error),
+                                option=orjson.OPT_SORT_KEYS)
+        except TypeError:
+            body = canonical_bytes((e.status, e.args, e.result, e.error))
+        return (e.kind, m.group(1), body)
+
+    out = list(pairs)
+    bounds = [(-1, -1), *sorted(pairs), (len(ea), len(eb))]
+    for (i0, j0), (i1, j1) in pairwise(bounds):
+        if i1 - i0 < 2 or j1 - j0 < 2:
+            continue
+        free_b: dict[Hashable, list[int]] = {}
+        for j in range(j0 + 1, j1):
+            key = rest(eb[j])
+            if key is not None:
+                free_b.setdefault(key, []).append(j)
+        if not free_b:
+            continue
+        last = j0
+        for i in range(i0 + 1, i1):
+            key = rest(ea[i])
+            for j in free_b.get(key, []) if key is not None else []:
+                if j > last and eb[j].name != ea[i].name:
+                    out.append((i, j))
+                    last = j
+                    break
+    return sorted(out) if len(out) != len(pairs) else pairs
 
 
 def _shown(paths: list[PathChange]) -> tuple[PathChange, ...]:
