@@ -43,7 +43,9 @@ STYLE = """<style>
 .wb-view .wb-token{background:#ddf4ff;border-radius:3px}
 .wb-view del{background:#ffcecb;text-decoration:none}
 .wb-view ins{background:#aceebb;text-decoration:none}
-.wb-attention input{outline:2px solid #cf222e;outline-offset:-1px}
+.wb-attention input,.wb-attention textarea{border-color:#cf222e !important;
+  box-shadow:0 0 0 2px #cf222e !important;background:#fff8f7 !important}
+.wb-wrap select option{white-space:normal;overflow-wrap:anywhere}
 .wb-mono select,.wb-mono textarea{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
   font-size:12px}
 </style>"""
