@@ -77,6 +77,16 @@ def _life(store: Store | None, groups: list[FindingGroup]) -> list[FindingGroup]
     return out
 
 
+def _row_label(label: str) -> str:
+    """A list row: the aligned columns (signature, severity, step) held together, the
+    message free to wrap in a narrow list."""
+    head, sep, message = label.partition("  step ")
+    if not sep:
+        return label
+    step, _, message = message.lstrip().partition("  ")
+    return (f"{head}{sep}{step.rjust(5)}  ".replace(" ", "\u00a0") + message)
+
+
 def group(findings: list[Finding]) -> list[FindingGroup]:
     """Groups in order of first appearance; findings keep their order inside."""
     by_sig: dict[str, list[Finding]] = {}
@@ -151,6 +161,7 @@ class RuleView(View):
         self.finding_list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
         self.finding_list.add_class("wb-mono")
         self.finding_list.add_class("wb-findings")
+        self.finding_list.add_class("wb-wrap")   # a long message wraps, never clipped
         self.finding_list.observe(self._on_pick, names=["value"])
         # long lists: a filter (rule, step, text, signature) and pages of PAGE findings
         self.filter_box = w.Text(placeholder="filter: rule, step 8, text, signature…",
@@ -378,8 +389,7 @@ class RuleView(View):
         # (listed or filtered out), so the refill is not taken for a pick
         self._listing = True
         try:
-            self.finding_list.options = [(self._labels[n].replace(" ", "\u00a0"), n)
-                                         for n in page]
+            self.finding_list.options = [(_row_label(self._labels[n]), n) for n in page]
             self.finding_list.value = self.selected if self.selected in page else None
         finally:
             self._listing = False
