@@ -276,24 +276,28 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
 
 
 _HTTP = re.compile(r"(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|CONNECT) (/\S*)")
+_PREFIX = re.compile(r"v\d+(?:\.\d+)*|api", re.I)   # a version or API prefix segment
+
+
+def _resource(path: str) -> tuple[str, ...]:
+    """A path's segments without its version or API prefix: ``/api/v1/projects`` and
+    ``/projects`` name the same resource."""
+    parts = [x for x in path.split("?", 1)[0].split("/") if x]
+    while parts and _PREFIX.fullmatch(parts[0]):
+        parts.pop(0)
+    return tuple(parts)
 
 
 def _renames(ea: Sequence[Event], eb: Sequence[Event],
              pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """``pairs`` plus renamed HTTP calls: between two aligned pairs, an event of A named
-    ``METHOD /path`` pairs with one of B of the same kind and method on another path when
-    the rest matches (status, args, result, error), in order: ``GET /v1/projects`` against
-    ``GET /projects`` is one change of name, not a removal and an addition."""
-    def rest(e: Event) -> Hashable | None:
+    ``METHOD /path`` pairs with one of B of the same kind, method and status whose path
+    names the same resource under another version or API prefix (``GET /v1/projects``
+    and ``GET /projects``), in order: one changed event (its name, path, query…), not
+    a removal and an addition."""
+    def key(e: Event) -> Hashable | None:
         m = _HTTP.fullmatch(e.name)
-        if m is None:
-            return None
-        try:
-            body = orjson.dumps((e.status, e.args, e.result, e.error),
-                                option=orjson.OPT_SORT_KEYS)
-        except TypeError:
-            body = canonical_bytes((e.status, e.args, e.result, e.error))
-        return (e.kind, m.group(1), body)
+        return None if m is None else (e.kind, m.group(1), e.status, _resource(m.group(2)))
 
     out = list(pairs)
     bounds = [(-1, -1), *sorted(pairs), (len(ea), len(eb))]
@@ -302,15 +306,15 @@ def _renames(ea: Sequence[Event], eb: Sequence[Event],
             continue
         free_b: dict[Hashable, list[int]] = {}
         for j in range(j0 + 1, j1):
-            key = rest(eb[j])
-            if key is not None:
-                free_b.setdefault(key, []).append(j)
+            k = key(eb[j])
+            if k is not None:
+                free_b.setdefault(k, []).append(j)
         if not free_b:
             continue
         last = j0
         for i in range(i0 + 1, i1):
-            key = rest(ea[i])
-            for j in free_b.get(key, []) if key is not None else []:
+            k = key(ea[i])
+            for j in free_b.get(k, []) if k is not None else []:
                 if j > last and eb[j].name != ea[i].name:
                     out.append((i, j))
                     last = j
