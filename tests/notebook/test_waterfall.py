@@ -138,3 +138,27 @@ def test_a_redaction_token_is_searched_as_a_token(store):
     assert [m.seq for m in mem.search(token)] == holding
     found = view.search("ARCHIVE_project")
     assert [m.seq for m in mem.search("ARCHIVE_project")] == [m.seq for m in found]
+
+
+def test_the_detail_pane_groups_every_attribute_and_names_the_findings(store):
+    from workbench.notebook import RuleView
+
+    from .conftest import RULES
+    view = TraceView(store, TRACE)
+    event = store.trace(TRACE)[LIST_PROJECTS]
+    view.select(LIST_PROJECTS)
+    html = view.detail.value
+    shown = [g for g in ("GenAI", "HTTP", "resource", "other") if f"attributes · {g}" in html]
+    assert shown and all(k in html for k in event.attrs)     # every stored attribute
+    llm = next(e for e in store.trace(TRACE).events if e.kind == "llm_call")
+    view.select(llm.event_id)
+    assert "attributes · GenAI" in view.detail.value
+    assert any(k.startswith("gen_ai.") for k in llm.attrs)
+    assert "findings naming it" not in view.detail.value
+    rules = RuleView(store, TRACE, rules=RULES, trace_view=view)
+    rules.run()
+    view.select(ARCHIVE_P18)
+    assert "findings naming it" in view.detail.value
+    text = view.detail_text
+    assert "archive-owned-only: archive_project p18 at step 8" in text
+    assert "approval-before-archive" in text

@@ -231,6 +231,8 @@ class RuleView(View):
             return []
         self.groups = group(self.findings)
         self.runs += 1
+        if self.trace_view is not None:     # its detail pane names the findings
+            self.trace_view.findings = list(self.findings)
         self._show(ruleset)
         return self.findings
 
@@ -320,6 +322,8 @@ class RuleView(View):
         """No findings listed: a run that failed leaves nothing of the last one on
         screen, in the list or as highlights in the linked timeline."""
         self.findings, self.groups, self._order, self._labels = [], [], [], []
+        if self.trace_view is not None:
+            self.trace_view.findings = []
         self.facts = None
         self.groups_html.value = ""
         self.witness_bar.children = ()

@@ -81,6 +81,7 @@ class TraceView(View):
         self.timeline = Timeline(self.source.table)
         tl = self.timeline
         self.tree = SpanTree(tl.parent, tl.start_s, tl.end_s, tl.timed)
+        self.findings: list[Any] = []    # a linked RuleView's last run (the detail names them)
         self._critical: frozenset[int] = frozenset()
         self.max_events, self.bins, self.width = max_events, bins, width
         self._syncing = False
@@ -437,7 +438,8 @@ class TraceView(View):
             if event.parent_id in tl.position:
                 p = tl.position[event.parent_id]
                 parent = (int(tl.seq[p]), tl.names[p])
-            self.detail.value = event_detail(event, sources, parent)
+            named = [(f.rule, f.message) for f in self.findings if event_id in f.event_ids]
+            self.detail.value = event_detail(event, sources, parent, named)
             links = []
             for r in event.refs:
                 if r.event_id in sources:
