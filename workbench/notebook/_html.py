@@ -13,8 +13,8 @@ from typing import Any
 
 from ..model import Event, dumps
 
-__all__ = ["STYLE", "attr_groups", "esc", "event_detail", "json_block", "ref_sentences",
-           "table"]
+__all__ = ["STYLE", "attr_groups", "esc", "event_detail", "json_block", "link_html",
+           "ref_sentences", "table"]
 
 # attribute groups of the detail pane, by key prefix (OpenTelemetry's conventions)
 _GROUPS = (
@@ -151,3 +151,9 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
     # a table wider than the view scrolls inside its own box: nothing is clipped
     return (f"<div class=wb-scroll><table class=wb><tr>{head}</tr>{''.join(body)}</table>"
             "</div>")
+
+
+def link_html(trace_id: str, seq: int) -> str:
+    """The copyable link of one event (``workbench lab --open TRACE:STEP``)."""
+    return (f"<div class=wb-muted>link: <code class=wb-link>workbench lab --open "
+            f"{esc(trace_id[:12])}:{seq}</code></div>")

@@ -23,7 +23,7 @@ from altair.utils.selection import PointSelection
 from ..model import Trace, UsageError
 from ..store import Store
 from ._charts import offline_chart, timeline_chart
-from ._html import STYLE, esc, event_detail
+from ._html import STYLE, esc, event_detail, link_html
 from ._scroll import Scroller
 from ._search import Match, SearchBar
 from ._source import TraceSource
@@ -439,7 +439,8 @@ class TraceView(View):
                 p = tl.position[event.parent_id]
                 parent = (int(tl.seq[p]), tl.names[p])
             named = [(f.rule, f.message) for f in self.findings if event_id in f.event_ids]
-            self.detail.value = event_detail(event, sources, parent, named)
+            self.detail.value = (event_detail(event, sources, parent, named)
+                                 + link_html(self.source.trace_id, event.seq))
             links = []
             for r in event.refs:
                 if r.event_id in sources:
