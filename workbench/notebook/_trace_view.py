@@ -457,7 +457,8 @@ class TraceView(View):
                 b.on_click(lambda _, eid=target: self.show(eid))
                 buttons.append(b)
             self.flow_bar.children = tuple(buttons)
-        self._redraw(change)
+        if self.frame.mode == "events":   # bins do not show a selection: no new chart
+            self._redraw(change)
         if not self._syncing and self.table.value != event_id:
             self._syncing = True
             try:
