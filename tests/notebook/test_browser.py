@@ -410,6 +410,10 @@ def _waterfall(page: Any) -> None:
         return bar && bar.dataset.clipped === '1' ? bar.textContent : null; }}""", 30)
     assert re.search(r"\d(\.\d+)? (s|ms)$", root), root
     page.evaluate(f"() => {{ {_WF}.querySelector('.wb-wf-box').style.maxHeight = ''; }}")
+    # every row in sight again (the box resized): the axis reaches the trace's last end
+    _wait(page, "the axis fitted again to all the rows", f"""() => {{
+        const hi = parseFloat({_WF}.querySelector('.wb-wf-axis').dataset.hi);
+        return hi > 9 ? hi : null; }}""", 30)
 
 
 def _promote_on_first_press(page: Any) -> None:

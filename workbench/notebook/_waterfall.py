@@ -132,6 +132,8 @@ function render({ model, el }) {
     if (pending) return; pending = true;
     requestAnimationFrame(() => { pending = false; draw(); });
   });
+  // a box resized (the window, a folded panel) shows other rows: fit the axis again
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(() => draw()).observe(box);
   model.on('change:rows', build);
   model.on('change:selected', () => { reveal(); draw(); });
   build();
