@@ -233,6 +233,7 @@ def test_triage_notebook_runs_and_renders_in_chromium(lab: str, tmp_path: Path) 
             _select_a_finding(page)
             _first_diff_entry_opens(page)
             _zoomed_window_fills_the_axis(page)
+            _waterfall(page)
             _promote_on_first_press(page)
             _save_leaves_git_clean(page, tmp_path)
             _no_news_toast(page)
@@ -252,7 +253,7 @@ def _check_rendered(page: Any) -> None:
     _wait(page, "the timeline's Vega chart", f"""() => {{
         const v = {nb}.querySelector('.wb-trace .vega-embed');
         return v && v.querySelector('svg.marks, canvas') ? true : null; }}""", 60)
-    for css, what in ((".wb-trace select option", "the event table"),
+    for css, what in ((".wb-trace .wb-wf-row", "the waterfall"),
                       (".wb-findings select option", "the findings"),
                       (".wb-minimize .widget-html", "the minimizer's result"),
                       (".wb-diff iframe", "the diff"),
@@ -293,9 +294,30 @@ def _select_a_finding(page: Any) -> None:
     offending = page.evaluate(f"""() => Array.from({nb}.querySelectorAll(
         '.wb-rules tr.wb-offending'), r => r.innerText)""")
     assert any("team-b" in r for r in offending), offending
-    page.locator(".wb-rules button").filter(has_text="step 2 · list_projects").click()
+    # the timeline is a screen above the findings: the witness button brings it into
+    # sight (where nothing visible would happen otherwise)
+    button = page.locator(".wb-rules button").filter(has_text="step 2 · list_projects")
+    button.scroll_into_view_if_needed()
+    assert not page.evaluate(_IN_SIGHT, ".wb-trace .wb-detail"), \
+        "the timeline's detail is already in sight: the test proves nothing"
+    button.click()
     _wait(page, "the witness shown in the timeline", f"""() => {nb}.querySelector('.wb-trace')
         .innerText.includes('step 2 · tool_call list_projects')""", 30)
+    _wait(page, "the timeline's detail scrolled into sight",
+          f"() => ({_IN_SIGHT})('.wb-trace .wb-detail')", 30)
+
+
+# is the element (css, inside the notebook) on screen: inside the notebook's scrolled
+# box and the window, by at least 40 px
+_IN_SIGHT = f"""css => {{
+    const e = {NB}.querySelector(css);
+    if (!e) return false;
+    const r = e.getBoundingClientRect();
+    const box = {NB}.querySelector('.jp-WindowedPanel-outer') || {NB};
+    const b = box.getBoundingClientRect();
+    const top = Math.max(r.top, b.top, 0);
+    const bottom = Math.min(r.bottom, b.bottom, window.innerHeight);
+    return bottom - top >= Math.min(40, r.height); }}"""
 
 
 def _first_diff_entry_opens(page: Any) -> None:
@@ -312,9 +334,21 @@ def _first_diff_entry_opens(page: Any) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("the picked change's row is not outlined in the page")
         page.wait_for_timeout(250)
-    # and the list is small enough now that format noise is absorbed by the canon
-    labels = changes.locator("option").all_inner_texts()
-    assert sum(t.startswith("~") for t in labels) <= 3, labels
+    # in sight: the frame in the notebook, and the row in the frame
+    _wait(page, "the diff's page scrolled into sight",
+          f"() => ({_IN_SIGHT})('.wb-diff .wb-diff-page iframe')", 30)
+    row = frame.locator("tr[style*='outline']")
+    deadline = time.monotonic() + 30
+    while not row.evaluate("r => { const b = r.getBoundingClientRect(); "
+                           "return b.top >= 0 && b.bottom <= window.innerHeight; }"):
+        if time.monotonic() > deadline:
+            raise AssertionError("the picked change's row is outside the frame's view")
+        page.wait_for_timeout(250)
+    # the renamed endpoint is one change, not an addition and a removal
+    labels = [" ".join(t.split()) for t in changes.locator("option").all_inner_texts()]
+    assert any(t.startswith("~ step 3 → 3 http GET /projects") for t in labels), labels
+    assert not any(t.endswith(("GET /projects (only in B)", "GET /v1/projects (only in A)"))
+                   for t in labels), labels
 
 
 _BARS = f"""() => {{
@@ -349,6 +383,39 @@ def _zoomed_window_fills_the_axis(page: Any) -> None:
         .innerText.includes('steps 0–13: drawing 14 events')""", 30)
 
 
+_WF = f"{NB}.querySelector('.wb-trace .wb-waterfall')"
+
+
+def _waterfall(page: Any) -> None:
+    """The span tree as a waterfall: a row per event; a click on a row selects it
+    (through the kernel); in a box three rows high, the picked row is scrolled into
+    sight, and the axis fits the rows in sight: the root, whose children are in sight,
+    is drawn clipped with its length written instead of setting the scale."""
+    _wait(page, "the waterfall's rows", f"() => {_WF} && "
+          f"{_WF}.querySelectorAll('.wb-wf-row').length === 14", 30)
+    page.locator(".wb-trace .wb-wf-row").filter(has_text="list_projects").first.click()
+    _wait(page, "a row picked in the waterfall", f"""() => {NB}.querySelector('.wb-trace')
+        .innerText.includes('step 2 · tool_call list_projects')""", 30)
+    page.evaluate(f"() => {{ {_WF}.querySelector('.wb-wf-box').style.maxHeight = '60px'; }}")
+    _run_in_kernel(page, "timeline.select(timeline.timeline.event_ids[-1])")
+    _wait(page, "the picked row scrolled into sight in the waterfall", f"""() => {{
+        const box = {_WF}.querySelector('.wb-wf-box'), row = {_WF}.querySelector('.wb-wf-sel');
+        if (!row) return false;
+        const b = box.getBoundingClientRect(), r = row.getBoundingClientRect();
+        return box.scrollTop > 0 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1; }}""", 30)
+    page.evaluate(f"""() => {{ const box = {_WF}.querySelector('.wb-wf-box');
+        box.scrollTop = 0; box.dispatchEvent(new Event('scroll')); }}""")
+    root = _wait(page, "the root drawn clipped at the top", f"""() => {{
+        const bar = {_WF}.querySelector('.wb-wf-row .wb-wf-bar');
+        return bar && bar.dataset.clipped === '1' ? bar.textContent : null; }}""", 30)
+    assert re.search(r"\d(\.\d+)? (s|ms)$", root), root
+    page.evaluate(f"() => {{ {_WF}.querySelector('.wb-wf-box').style.maxHeight = ''; }}")
+    # every row in sight again (the box resized): the axis reaches the trace's last end
+    _wait(page, "the axis fitted again to all the rows", f"""() => {{
+        const hi = parseFloat({_WF}.querySelector('.wb-wf-axis').dataset.hi);
+        return hi > 9 ? hi : null; }}""", 30)
+
+
 def _promote_on_first_press(page: Any) -> None:
     """The notebook's Promote over the repository's fixtures, promoted from another store
     with another key: the same content, so "unchanged", not NOTE_REQUIRED."""
@@ -361,6 +428,15 @@ def _promote_on_first_press(page: Any) -> None:
     text = page.evaluate(f"() => {NB}.querySelector('.wb-promote').innerText")
     assert "error[" not in text, text[:2000]
     assert "manifest.json (preview)" in text
+    # the note field as NOTE_REQUIRED marks it (test_promote_view.py checks when): red
+    # on screen, through the widgets' own `outline: none !important`
+    _run_in_kernel(page, "promotion.note.add_class('wb-attention')")
+    shadow = _wait(page, "the note field marked", f"""() => {{
+        const i = {NB}.querySelector('.wb-promote .wb-attention input');
+        const s = i && getComputedStyle(i).boxShadow;
+        return s && s.includes('rgb(207, 34, 46)') ? s : null; }}""", 30)
+    assert shadow
+    _run_in_kernel(page, "promotion.note.remove_class('wb-attention')")
 
 
 def _save_leaves_git_clean(page: Any, tmp: Path) -> None:
@@ -393,6 +469,21 @@ def _layout_at_1000_px(page: Any) -> None:
                          list(VIEWS))
     wide = [(css, extra, width) for css, extra, width in over if extra is None or extra > 1]
     assert wide == [], f"views wider than the notebook at 1000 px (css, overflow px, width): {wide}"
+    # nothing clipped inside a box either: the chart (bars, labels, legend) fits its box,
+    # and every finding's row fits the list (long ones wrap)
+    chart = page.evaluate(f"""() => {{ const b = {NB}.querySelector('.wb-trace .wb-chart');
+        const svg = b.querySelector('svg');
+        const legend = b.querySelector('g.role-legend');
+        const r = b.getBoundingClientRect();
+        return {{extra: b.scrollWidth - b.clientWidth, svg: svg && svg.getBoundingClientRect().right
+                 - r.right, legend: legend ? legend.getBoundingClientRect().right - r.right
+                 : null}}; }}""")
+    assert chart["extra"] <= 1 and chart["svg"] <= 1 and chart["legend"] is not None \
+        and chart["legend"] <= 1, f"the timeline is clipped at 1000 px: {chart}"
+    clipped = page.evaluate(f"""() => {{ const s = {NB}.querySelector('.wb-findings select');
+        return Array.from(s.options).filter(o => o.scrollWidth > s.clientWidth + 1)
+            .map(o => o.text); }}""")
+    assert clipped == [], f"finding rows clipped at 1000 px: {clipped[:3]}"
     page.evaluate("() => window.jupyterapp.shell.collapseLeft()")
     page.set_viewport_size({"width": 1400, "height": 1000})
 

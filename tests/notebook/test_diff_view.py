@@ -3,6 +3,7 @@ changes), a shadow run's mismatches side by side, and a diff of a trace with its
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import shlex
 import sys
@@ -10,9 +11,11 @@ import sys
 import pytest
 
 from tests.support import EXAMPLES, REPO
-from workbench.diff import load_canon, shadow
+from workbench.diff import diff_traces, load_canon, shadow
 from workbench.ingest import read_trace
+from workbench.model import Event, Trace
 from workbench.notebook import DiffView
+from workbench.notebook._trace_view import plain_text
 
 FOLDER = EXAMPLES / "rules" / "renamed-field"
 BUILDS = REPO / "notebooks" / "builds"
@@ -88,3 +91,76 @@ def test_a_shadow_run_shows_each_mismatch_side_by_side():
     assert "<ins>  &quot;wall_ms&quot;: 15310.0</ins>" in view.detail.value
     with pytest.raises(IndexError):
         view.select(12)
+
+
+def _http_run(trace_id: str, path: str, items: list[str]) -> Trace:
+    ms = 1_000_000
+    return Trace.from_events([
+        Event(trace_id, "r", None, 0, "agent", "agent", 0, 9 * ms, "ok"),
+        Event(trace_id, "h", "r", 1, "http", f"GET {path}", ms, 2 * ms, "ok",
+              args={"owner": "team-a"}, result={"items": items},
+              attrs={"url.path": path, "http.request.method": "GET"}),
+        Event(trace_id, "t", "r", 2, "tool_call", "archive_project", 3 * ms, 4 * ms, "ok",
+              args={"project_id": "p1"}),
+    ])
+
+
+def test_a_renamed_path_is_one_change_where_the_rest_matches():
+    """`GET /v1/projects` against `GET /projects` (the same resource without its version
+    prefix, the same method and status): one event renamed — its name, and whatever else
+    changed with it — not an addition and a removal. Another method, status or resource
+    stays two events."""
+    a = _http_run("a", "/v1/projects", ["p1", "p2"])
+    b = _http_run("b", "/projects", ["p1"])
+    view = DiffView(a, b)
+    d = view.diff
+    assert d is not None and d.added == [] and d.removed == [] and d.aligned == 3
+    assert [(c.a.name, c.b.name, [p.path for p in c.paths]) for c in d.changed] == [
+        ("GET /v1/projects", "GET /projects",
+         ['attrs["url.path"]', "name", "result.items[1]"])]
+    assert view.entries[0].startswith("~ step    1 → 1    http GET /projects")
+    assert diff_traces(_http_run("a", "/api/v2/projects", []), b).removed == []
+    for other in ("POST /projects", "GET /users"):
+        d = diff_traces(a, Trace.from_events(
+            [e if e.kind != "http" else dataclasses.replace(e, name=other) for e in b.events]))
+        assert [e.name for e in d.removed] == ["GET /v1/projects"], other
+        assert [e.name for e in d.added] == [other], other
+    failed = Trace.from_events([e if e.kind != "http" else dataclasses.replace(
+        e, status="error") for e in b.events])
+    assert len(diff_traces(a, failed).removed) == 1
+
+
+def _numbered(n: int, trace_id: str, every: int) -> Trace:
+    from .conftest import synthetic
+    events = synthetic(n, trace_id).events
+    if every:
+        events = [dataclasses.replace(e, result={"id": f"changed{e.seq}"})
+                  if e.seq % every == 0 and e.seq else e for e in events]
+    return Trace.from_events(events)
+
+
+def test_a_long_diff_has_a_row_for_every_change():
+    """8,000 events with a change every 25: the page's row limit counts rows drawn (a
+    folded run is one), so every change has its row."""
+    view = DiffView(_numbered(8000, "a", 0), _numbered(8000, "b", 25))
+    assert len(view.entries) == 319 and all(view.in_page)
+    assert "cut" not in view.summary.value
+
+
+def test_a_cut_page_says_so_and_the_list_still_opens_every_change(monkeypatch):
+    monkeypatch.setattr("workbench.diff._html._MAX_ROWS", 40)
+    view = DiffView(_numbered(400, "a", 0), _numbered(400, "b", 25))
+    n = len(view.entries)
+    shown = sum(view.in_page)
+    assert n == 15 and 0 < shown < n
+    assert (f"the page below is cut: {shown} of {n} changes have a row in it, {n - shown} "
+            "do not") in plain_text(view.summary.value)
+    first = view.in_page.index(True)
+    view.select(first)
+    assert view.scroller.requests == 1 and view.scroller.target == ".wb-diff-page"
+    assert "no row in the page" not in view.detail_text
+    missing = view.in_page.index(False)
+    view.select(missing)
+    assert view.scroller.requests == 1        # no row to scroll to: the detail says so
+    assert "no row in the page below (cut)" in view.detail_text
+    assert "result.id" in view.detail_text

@@ -118,3 +118,51 @@ def test_a_short_token_is_refused(capsys, monkeypatch):
         assert out == ""
     code, _, _ = run(capsys, "lab", "--dry-run", "--token", "x" * 16)
     assert code == 0
+
+
+def test_open_names_a_trace_and_step_of_the_store(capsys, tmp_path, monkeypatch):
+    """`--open TRACE[:STEP]` opens 04_open.ipynb with the trace resolved in the store and
+    handed to the kernel as $WORKBENCH_OPEN; a bad link or an unknown trace is refused
+    before anything starts."""
+    from workbench import Store
+    from workbench.ingest import ingest
+
+    from .conftest import INCIDENT, TRACE
+    monkeypatch.chdir(REPO)
+    store = tmp_path / "s"
+    ingest([INCIDENT], Store(store))
+    code, out, err = run(capsys, "lab", "--dry-run", "--json", "--store", store,
+                         "--token", LONG, "--open", "4bf92f35:8")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["open"] == f"{TRACE}:8" and doc["notebook"] == "04_open.ipynb"
+    assert "--LabApp.default_url=/lab/tree/04_open.ipynb" in doc["command"]
+    code, out, err = run(capsys, "lab", "--dry-run", "--json", "--store", store,
+                         "--token", LONG, "--open", "4bf92f35")
+    assert code == 0 and json.loads(out)["open"] == TRACE
+    for link, want in (("4bf92f35:x", "error[USAGE]"), (":8", "error[USAGE]"),
+                       ("ffffffff:1", "error[TRACE_NOT_FOUND]")):
+        code, _, err = run(capsys, "lab", "--dry-run", "--store", store, "--open", link)
+        assert code == 2 and want in err, (link, err)
+    code, _, err = run(capsys, "lab", "--dry-run", "--store", tmp_path / "none",
+                       "--open", "4bf92f35")
+    assert code == 2 and "error[STORE_NOT_FOUND]" in err
+    assert not (tmp_path / "none").exists()
+
+
+def test_open_link_selects_the_step(store):
+    import pytest
+
+    from workbench.model import UsageError
+    from workbench.notebook import open_link, parse_link
+
+    from .conftest import ARCHIVE_P18
+    assert parse_link("4bf92f35:8") == ("4bf92f35", 8)
+    assert parse_link("4bf92f35") == ("4bf92f35", None)
+    view = open_link(store, "4bf92f35:8")
+    assert view.selected == ARCHIVE_P18 and view.waterfall.selected == ARCHIVE_P18
+    assert "workbench lab --open 4bf92f3577b3:8" in view.detail_text
+    with pytest.raises(UsageError, match="has no step 99"):
+        open_link(store, "4bf92f35:99")
+    with pytest.raises(UsageError, match="not a link"):
+        parse_link("4bf92f35:eight")

@@ -18,13 +18,13 @@ from nbclient import NotebookClient
 from tests.support import REPO
 
 FOLDER = REPO / "notebooks"
-NAMES = ["01_triage.ipynb", "02_shadow_diff.ipynb", "03_store_queries.ipynb"]
+NAMES = ["01_triage.ipynb", "02_shadow_diff.ipynb", "03_store_queries.ipynb", "04_open.ipynb"]
 # code fetched from the network: a CDN host, or a script or module loaded over http(s)
 REMOTE_CODE = re.compile(r"cdn\.jsdelivr|unpkg\.com|esm\.sh|cdnjs|<script[^>]+src=[\"']?https?:"
                          r"|import\s*\(?\s*[\"']https?://|from\s+[\"']https?://", re.I)
 
 
-def test_the_three_notebooks_are_there():
+def test_the_notebooks_are_there():
     assert sorted(p.name for p in FOLDER.glob("*.ipynb")) == NAMES
 
 
@@ -154,6 +154,16 @@ def test_shadow_diff_runs_end_to_end(executed):
     assert "rules-renamed-field-bad → B rules-renamed-field-good" in diff
 
 
+def test_a_link_opens_its_trace_and_step(executed):
+    """Without ``$WORKBENCH_OPEN`` the notebook opens the incident's step 8: the waterfall
+    holds the trace, the detail shows the step and writes its link."""
+    nb = executed["04_open.ipynb"]
+    assert "opening 4bf92f3577b3:8" in _text(nb)
+    trace = _widget_text(nb, "wb-trace")
+    assert "step 8</b> · tool_call <b>archive_project" in trace
+    assert "workbench lab --open 4bf92f3577b3:8" in trace
+
+
 def test_store_queries_run_end_to_end(executed):
     nb = executed["03_store_queries.ipynb"]
     text = _text(nb)
@@ -168,7 +178,8 @@ def test_store_queries_run_end_to_end(executed):
                       "findings per run minute, by rule"}
 
 
-CHARTS = {"01_triage.ipynb": 1, "02_shadow_diff.ipynb": 0, "03_store_queries.ipynb": 3}
+CHARTS = {"01_triage.ipynb": 1, "02_shadow_diff.ipynb": 0, "03_store_queries.ipynb": 3,
+          "04_open.ipynb": 1}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -180,7 +191,11 @@ def test_no_code_is_loaded_from_a_cdn(executed, name):
     found = REMOTE_CODE.search(state)
     assert found is None, state[max(0, found.start() - 200): found.end() + 100]
     # every chart carries its JavaScript, bundled offline, in its own widget state
-    charts = [s["state"] for s in _widgets(nb).values() if s["model_name"] == "AnyModel"]
+    widgets = [s["state"] for s in _widgets(nb).values() if s["model_name"] == "AnyModel"]
+    charts = [s for s in widgets if "spec" in s]
     assert len(charts) == CHARTS[name]
+    # the views' own anywidgets (the waterfall, the scrollers) carry their code inline
+    own = [s for s in widgets if "spec" not in s]
+    assert all("export default" in s["_esm"] and "import " not in s["_esm"] for s in own)
     for chart in charts:
         assert len(chart["_esm"]) > 100_000 and "vega.github.io/schema/vega/" in chart["_esm"]

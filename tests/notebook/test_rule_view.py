@@ -225,3 +225,42 @@ def test_groups_show_their_status_and_last_replay(store):
         fixed.last_replay
     assert by_sig[SIGS["approval-before-archive"]].status == "open"
     assert "<td>fixed</td>" in view.groups_html.value
+
+
+def test_the_filter_keeps_the_users_selection(store):
+    """Typing in the filter refills the list; it never picks a row for the user: the
+    finding picked stays picked (and highlighted), listed or filtered out."""
+    timeline = TraceView(store, TRACE)
+    view = RuleView(store, TRACE, rules=RULES, trace_view=timeline)
+    view.run()
+    n = next(i for i, f in enumerate(view.findings)
+             if f.rule == "archive-owned-only" and f.seq == 8)
+    view.finding_list.value = n
+    for typed in ("archive", "step 8", "list-filters", ""):
+        view.filter_box.value = typed
+        assert view.selected == n, typed
+        assert timeline.highlighted == [ARCHIVE_P18, LIST_PROJECTS], typed
+        shown = {v for _, v in view.finding_list.options}
+        assert view.finding_list.value == (n if n in shown else None), typed
+    # nothing picked: filtering picks nothing either
+    fresh = RuleView(store, TRACE, rules=RULES)
+    fresh.run()
+    fresh.filter_box.value = "archive"
+    assert fresh.selected is None and fresh.finding_list.value is None
+
+
+def test_a_run_after_a_rules_error_clears_the_last_runs_highlights(store):
+    timeline = TraceView(store, TRACE)
+    view = RuleView(store, TRACE, rules=RULES, trace_view=timeline)
+    view.run()
+    view.select_finding(0)
+    assert timeline.highlighted and timeline.note
+    view.set_rules("version: 1\nrules:\n  x: {bogus: 1}\n")
+    assert view.run() == [] and view.error.startswith("error[RULES_INVALID]")
+    assert timeline.highlighted == [] and timeline.note == ""
+    assert view.findings == [] and view.finding_list.options == ()
+    assert view.witness_bar.children == () and view.groups_html.value == ""
+    # a highlight another view made is not this view's to take away
+    timeline.highlight([ARCHIVE_P19], note="kept by the minimizer")
+    view.run()
+    assert timeline.highlighted == [ARCHIVE_P19]

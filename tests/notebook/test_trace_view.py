@@ -159,7 +159,7 @@ def test_bad_inputs_are_refused_with_codes(store):
 
 
 def _x_domain(spec: dict) -> list:
-    enc = spec["encoding"] if "encoding" in spec else spec["vconcat"][0]["layer"][0]["encoding"]
+    enc = spec["encoding"] if "encoding" in spec else spec["layer"][0]["encoding"]
     return enc["x"]["scale"]["domain"]
 
 
@@ -203,8 +203,20 @@ def test_bins_are_stacked_and_failures_marked_only_where_they_are():
     failing = f.bins[f.bins["errors"] > 0]
     assert len(failing) == 1 and int(failing["seq_lo"].iloc[0]) == 5_000
     assert float(failing["error_rate"].iloc[0]) == 0.5
-    strip = view.chart_spec()["vconcat"][1]
+    strip = view.chart_spec()["layer"][2]
     assert strip["mark"]["type"] == "rect" and "datum.errors > 0" in json.dumps(strip)
+
+
+def test_the_chart_fits_its_box_with_the_legend_on_top():
+    """A narrow notebook clips nothing: the plot is 300 px, its labels at most 200 and
+    the legend sits above it, in both modes (the browser test measures it at 1,000 px
+    with the file browser open)."""
+    for view in (TraceView(synthetic(200)), TraceView(synthetic(5_000), max_events=100)):
+        spec = view.chart_spec()
+        assert spec["width"] == 300 and "vconcat" not in spec
+        layers = spec.get("layer", [spec])
+        legend = layers[0]["encoding"]["color"]["legend"]
+        assert legend["orient"] == "top"
 
 
 def test_a_few_thousand_events_are_drawn_one_by_one_in_a_scrolling_box():

@@ -33,11 +33,14 @@ from ..store import resolve_store_path
 from ._main import common, emit, summary
 from ._types import integer
 
-__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "MIN_TOKEN", "PRE_SAVE_HOOK", "lab_command",
+__all__ = ["DEFAULT_NOTEBOOK", "LAB_CONFIG", "MIN_TOKEN", "OPEN_NOTEBOOK", "PRE_SAVE_HOOK",
+           "lab_command",
            "register",
            "strip_notebook", "strip_outputs", "watch"]
 
 DEFAULT_NOTEBOOK = "01_triage.ipynb"
+#: the notebook ``--open TRACE[:STEP]`` opens (it reads ``$WORKBENCH_OPEN``)
+OPEN_NOTEBOOK = "04_open.ipynb"
 #: the shortest access token accepted: a short one is guessed by any local process
 MIN_TOKEN = 16
 #: the import string JupyterLab's contents manager resolves
@@ -68,6 +71,9 @@ def register(sub: Any) -> None:
                    help="the access token, at least 16 characters (default: a random one; "
                    "the printed URL carries it; JupyterLab gets it in its environment, "
                    "never on its command line)")
+    p.add_argument("--open", metavar="TRACE[:STEP]", dest="open_link",
+                   help=f"open {OPEN_NOTEBOOK} on this trace (an id or a unique prefix of "
+                        "the store's) with the step selected: the link a detail pane shows")
     p.add_argument("--no-browser", action="store_true", help="do not open a browser")
     p.add_argument("--keep-outputs", action="store_true",
                    help="save notebooks with their outputs (default: a save strips "
@@ -143,6 +149,8 @@ def _check(args: argparse.Namespace) -> tuple[Path, str | None]:
         raise NotFoundError(f"no notebooks folder {args.dir}", code="FILE_NOT_FOUND",
                             hint="run from the repository's root, or pass --dir")
     notebook = args.notebook
+    if notebook is None and args.open_link is not None:
+        notebook = OPEN_NOTEBOOK
     if notebook is None:
         notebook = DEFAULT_NOTEBOOK if (folder / DEFAULT_NOTEBOOK).is_file() else None
     elif not (folder / notebook).is_file():
@@ -163,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else secrets.token_hex(24)
     cmd = lab_command(folder, notebook, args.port, not args.no_browser,
                       keep_outputs=args.keep_outputs)
+    opened = _open_link(store, args.open_link)
     env = dict(os.environ, WORKBENCH_STORE=str(store), JUPYTER_TOKEN=token,
                JUPYTER_CONFIG_PATH=os.pathsep.join(
                    p for p in (str(LAB_CONFIG), os.environ.get("JUPYTER_CONFIG_PATH")) if p))
@@ -170,7 +179,10 @@ def run(args: argparse.Namespace) -> int:
            + f"?token={token}")
     doc = {"command": cmd, "store": str(store), "dir": str(folder), "notebook": notebook,
            "url": url, "strip_outputs": not args.keep_outputs,
-           "config_path": env["JUPYTER_CONFIG_PATH"], "token_from": "JUPYTER_TOKEN"}
+           "config_path": env["JUPYTER_CONFIG_PATH"], "token_from": "JUPYTER_TOKEN",
+           "open": opened}
+    if opened is not None:
+        env["WORKBENCH_OPEN"] = opened
     if args.dry_run:
         emit(args, doc, lambda: f"JupyterLab on {folder} with the store {store}\n"
                                 f"  {doc['url']}")
@@ -186,6 +198,26 @@ def run(args: argparse.Namespace) -> int:
     # become JupyterLab: a signal to this process (Ctrl-C, a supervisor's SIGTERM) then
     # reaches the server itself, and no server outlives the command that started it
     os.execve(cmd[0], cmd, env)
+
+
+def _open_link(store: Path, link: str | None) -> str | None:
+    """``TRACE[:STEP]`` with the trace resolved in the store (a bad link, or a trace the
+    store does not hold, is refused before anything starts)."""
+    if link is None:
+        return None
+    trace, sep, step = link.strip().partition(":")
+    if not trace or (sep and not step.isdigit()):
+        raise UsageError(f"--open {link!r} is not TRACE[:STEP]",
+                         hint="a trace id or a unique prefix, then a step number: "
+                              "--open 4bf92f3577b3:8")
+    from ..store import Store
+    st = Store(store)
+    if not st.exists:
+        raise NotFoundError(f"--open {link}: there is no store at {store}",
+                            code="STORE_NOT_FOUND",
+                            hint="ingest the trace first, or pass --store")
+    full = st.resolve_trace_id(trace)
+    return f"{full}:{step}" if sep else full
 
 
 #: how long the watcher waits for the server to answer before it gives up silently

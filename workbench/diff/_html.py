@@ -57,10 +57,10 @@ def _paths(paths: tuple[PathChange, ...], side: str) -> str:
 def render_html(d: TraceDiff, a: Trace, b: Trace) -> str:
     """The page for ``d``, the diff of ``b`` against ``a``."""
     rows = _rows(d, a, b)
-    body = []
+    body: list[str] = []
     folded = 0
-    for n, row in enumerate(rows):
-        if n >= _MAX_ROWS:
+    for row in rows:
+        if len(body) >= _MAX_ROWS:   # rows drawn: a folded run is one row, not its events
             body.append(f"<tr class=fold><td colspan=4>page cut after {_MAX_ROWS} rows; "
                         "`workbench diff --json` has the whole diff</td></tr>")
             break

@@ -12,9 +12,11 @@ event does not renumber every later id.
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any, overload
 
 import orjson
@@ -238,7 +240,7 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
     sa.intern(ids)
     sb.intern(ids)
     del ids
-    pairs = _align(sa, sb, flip)
+    pairs = _renames(sa.events, sb.events, _align(sa, sb, flip))
     done_a = {i for i, _ in pairs}
     done_b = {j for _, j in pairs}
     moves = pair_moves([i for i in range(len(sa.events)) if i not in done_a],
@@ -271,6 +273,53 @@ def _diff_traces(a: Trace, b: Trace, canon: Canon, rules: RuleSet | None) -> Tra
     if rules is not None:
         out.reordered, out.findings = judge(a, b, out.reordered, out.pairs, rules)
     return out
+
+
+_HTTP = re.compile(r"(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|TRACE|CONNECT) (/\S*)")
+_PREFIX = re.compile(r"v\d+(?:\.\d+)*|api", re.I)   # a version or API prefix segment
+
+
+def _resource(path: str) -> tuple[str, ...]:
+    """A path's segments without its version or API prefix: ``/api/v1/projects`` and
+    ``/projects`` name the same resource."""
+    parts = [x for x in path.split("?", 1)[0].split("/") if x]
+    while parts and _PREFIX.fullmatch(parts[0]):
+        parts.pop(0)
+    return tuple(parts)
+
+
+def _renames(ea: Sequence[Event], eb: Sequence[Event],
+             pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``pairs`` plus renamed HTTP calls: between two aligned pairs, an event of A named
+    ``METHOD /path`` pairs with one of B of the same kind, method and status whose path
+    names the same resource under another version or API prefix (``GET /v1/projects``
+    and ``GET /projects``), in order: one changed event (its name, path, query…), not
+    a removal and an addition."""
+    def key(e: Event) -> Hashable | None:
+        m = _HTTP.fullmatch(e.name)
+        return None if m is None else (e.kind, m.group(1), e.status, _resource(m.group(2)))
+
+    out = list(pairs)
+    bounds = [(-1, -1), *sorted(pairs), (len(ea), len(eb))]
+    for (i0, j0), (i1, j1) in pairwise(bounds):
+        if i1 - i0 < 2 or j1 - j0 < 2:
+            continue
+        free_b: dict[Hashable, list[int]] = {}
+        for j in range(j0 + 1, j1):
+            k = key(eb[j])
+            if k is not None:
+                free_b.setdefault(k, []).append(j)
+        if not free_b:
+            continue
+        last = j0
+        for i in range(i0 + 1, i1):
+            k = key(ea[i])
+            for j in free_b.get(k, []) if k is not None else []:
+                if j > last and eb[j].name != ea[i].name:
+                    out.append((i, j))
+                    last = j
+                    break
+    return sorted(out) if len(out) != len(pairs) else pairs
 
 
 def _shown(paths: list[PathChange]) -> tuple[PathChange, ...]:

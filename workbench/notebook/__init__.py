@@ -9,6 +9,7 @@ render offline. See docs/notebooks.md.
 
 from ._charts import enable_offline
 from ._diff_view import DiffView
+from ._link import open_link, parse_link
 from ._minimize_view import MinimizeView
 from ._promote_view import PromoteView
 from ._redact_view import RedactChange, RedactView
@@ -17,4 +18,5 @@ from ._source import TraceSource
 from ._trace_view import TraceView
 
 __all__ = ["DiffView", "FindingGroup", "MinimizeView", "PromoteView", "RedactChange",
-           "RedactView", "RuleView", "TraceSource", "TraceView", "enable_offline"]
+           "RedactView", "RuleView", "TraceSource", "TraceView", "enable_offline", "open_link",
+           "parse_link"]

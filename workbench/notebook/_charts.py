@@ -27,6 +27,7 @@ _HIGHLIGHT = "#1b1f24"
 _SELECTED = "#0969da"
 #: pixels per event row in event mode (the view scrolls past a capped height)
 ROW = 14
+_BARS_PX = 170  # the bins' bars; the failure strip is drawn under them
 
 def enable_offline() -> None:
     """Charts without a CDN: JupyterChart's JavaScript comes bundled from vl-convert (once
@@ -52,12 +53,16 @@ def _legend(field: str, present: Iterable[Any]) -> alt.Legend:
     values drawn."""
     colors = KIND_COLORS if field == "kind" else STATUS_COLORS
     shown = set(present)
-    return alt.Legend(title=field, values=[v for v in colors if v in shown])
+    # on top, in rows: a legend beside the plot would push it past a narrow notebook
+    return alt.Legend(title=field, values=[v for v in colors if v in shown], orient="top",
+                      direction="horizontal", columns=5)
 
 
-def timeline_chart(frame: Frame, color: str = "kind", width: int = 640) -> alt.TopLevelSpec:
+def timeline_chart(frame: Frame, color: str = "kind", width: int = 300) -> alt.TopLevelSpec:
     """Bars per event (``pick`` selects one) or stacked counts per bin (``zoom`` picks a
-    bin to narrow the window to)."""
+    bin to narrow the window to). ``width``: the plot's pixels; with the labels (at most
+    200 px) and the legend on top, the default fits a 1,000 px window with the file
+    browser open (the waterfall under it takes the whole width)."""
     if frame.mode == "events":
         return _event_chart(frame, color, width)
     return _bin_chart(frame, color, width)
@@ -90,7 +95,7 @@ def _event_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
                 axis=alt.Axis(orient="top")),
         x2="end:Q",
         y=alt.Y("label:N", sort=None, title=None,
-                axis=alt.Axis(labelFont="monospace", labelLimit=360, labelFontSize=11)),
+                axis=alt.Axis(labelFont="monospace", labelLimit=200, labelFontSize=11)),
         color=alt.Color(f"{color}:N", scale=_scale(color), legend=_legend(color, rows[color])),
         stroke=alt.Stroke("outline:N", scale=None, legend=None),
         strokeWidth=alt.StrokeWidth("weight:Q", scale=None, legend=None),
@@ -104,30 +109,31 @@ def _bin_chart(frame: Frame, color: str, width: int) -> alt.TopLevelSpec:
     zoom = alt.selection_point(name="zoom", fields=["seq_lo", "seq_hi"], on="click",
                                empty=False)
     x = alt.X("bin_start:Q", title=_x_title(frame), scale=_x_scale(frame))
-    # stacked in the data (y0, y1): bars from the axis up, one segment per colour value
+    # one layered view (one width, one x scale): the bars in
+    # the top 170 px, the failure strip in its own band under them
     bars = alt.Chart(frame.rows).mark_bar().encode(
-        x=x, x2="bin_end:Q", y=alt.Y("y0:Q", title="events"), y2="y1:Q",
+        x=x, x2="bin_end:Q",
+        y=alt.Y("y0:Q", title="events", scale=alt.Scale(range=[_BARS_PX, 0])), y2="y1:Q",
         color=alt.Color(f"{color}:N", scale=_scale(color),
                         legend=_legend(color, frame.rows[color])),
         tooltip=["seq_lo:Q", "seq_hi:Q", f"{color}:N", "count:Q"],
-    ).add_params(zoom).properties(width=width, height=170)
+    ).add_params(zoom)
     assert frame.bins is not None
     marks = alt.Chart(frame.bins)
     # failures where they are: a strip under the bars, each bin as red as its error rate
     strip = marks.transform_filter("datum.errors > 0").mark_rect(color=_ERROR).encode(
-        x=alt.X("bin_start:Q", scale=_x_scale(frame), title=None,
-                axis=alt.Axis(labels=False, ticks=False, domain=False)),
-        x2="bin_end:Q",
+        x=alt.X("bin_start:Q", scale=_x_scale(frame)), x2="bin_end:Q",
+        y=alt.value(_BARS_PX + 20), y2=alt.value(_BARS_PX + 30),
         opacity=alt.Opacity("error_rate:Q", scale=alt.Scale(domain=[0, 1], range=[0.25, 1]),
                             legend=None),
         tooltip=["seq_lo:Q", "seq_hi:Q", "errors:Q", "events:Q"],
-    ).properties(width=width, height=10, title=alt.TitleParams(
-        "failures (red: the bin's error rate)", fontSize=10, fontWeight="normal",
-        anchor="start", color="#57606a"))
+    )
     hl = marks.transform_filter("datum.hl > 0").mark_point(
         shape="triangle-down", filled=True, color=_HIGHLIGHT, size=60).encode(
         x=alt.X("bin_start:Q", scale=_x_scale(frame)), y=alt.value(-8),
         tooltip=["seq_lo:Q", "seq_hi:Q", "hl:Q"])
-    top = alt.layer(bars, hl)
-    chart: alt.TopLevelSpec = alt.vconcat(top, strip, spacing=4).resolve_scale(x="shared")
+    chart: alt.TopLevelSpec = alt.layer(bars, hl, strip).properties(
+        width=width, height=_BARS_PX + 34, title=alt.TitleParams(
+            "the strip under the bars: failures (red: the bin's error rate)", orient="bottom",
+            anchor="start", fontSize=10, fontWeight="normal", color="#57606a"))
     return chart

@@ -41,6 +41,7 @@ from ..diff import (
 from ..model import Trace
 from ..rules import RuleSet, load_rules
 from ._html import STYLE, esc
+from ._scroll import Scroller
 from ._trace_view import plain_text
 from ._view import View
 
@@ -48,6 +49,9 @@ __all__ = ["DiffView"]
 
 _FRAME_HEIGHT = 460
 _INDEX = re.compile(r"\[\d+\]")
+# a row of the page: its A and B step cells (empty when the event is on one side only)
+_ROW = re.compile(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
+                  re.S)
 # scrolls the page to the row of the picked change and outlines it (A and B steps;
 # None matches an empty cell); runs inside the frame only (sandboxed, no same origin)
 _SCROLL = """<script>(function(){{var want={want};
@@ -125,8 +129,17 @@ class DiffView(View):
         entries = self._trace_entries(self.diff)
         self._html = render_html(self.diff, a, b)
         self._anchors = [anchor for _, _, anchor in entries]
+        rows = {(int(x) if x else None, int(y) if y else None)
+                for x, y in _ROW.findall(self._html)}
+        #: changes with a row in the page (a very long page is cut: the list has them all)
+        self.in_page = [anchor in rows for anchor in self._anchors]
+        missing = self.in_page.count(False)
+        cut = (f"<div class=wb-err>the page below is cut: {len(entries) - missing:,} of "
+               f"{len(entries):,} changes have a row in it, {missing:,} do not — the list "
+               "opens every one in full (`workbench diff --json` has the whole diff)</div>"
+               if missing else "")
         self._build([(label, detail) for label, detail, _ in entries],
-                    self._trace_summary(self.diff), self._frame(self._html))
+                    self._trace_summary(self.diff) + cut, self._frame(self._html))
 
     @classmethod
     def from_shadow(cls, result: ShadowResult,
@@ -135,7 +148,7 @@ class DiffView(View):
         self = cls.__new__(cls)
         View.__init__(self)
         self.diff, self.shadow_result, self.canon = None, result, _canon(canon)
-        self._html, self._anchors = "", []
+        self._html, self._anchors, self.in_page = "", [], []
         by_group: dict[tuple[str, ...], list[FixtureResult]] = {}
         for r in result.mismatches:
             by_group.setdefault(path_group(r.paths), []).append(r)
@@ -174,8 +187,10 @@ class DiffView(View):
         self.page = w.HTML(page)
         self.changes.observe(self._on_pick, names=["value"])
         self.observe(self._on_selected, names=["selected"])
-        self.widget = w.VBox([w.HTML(STYLE), self.summary, self.changes, self.detail,
-                              self.page])
+        self.page.add_class("wb-diff-page")
+        self.scroller = Scroller()   # the page (and in it the change's row) into sight
+        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.summary, self.changes,
+                              self.detail, self.page])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-diff")
 
@@ -267,7 +282,12 @@ class DiffView(View):
         n = change["new"]
         if self.changes.value != n:
             self.changes.value = n
+        away = ("<div class=wb-muted>no row in the page below (cut): this is the "
+                "change in full</div>" if n is not None and self._anchors
+                and not self.in_page[n] else "")
         self.detail.value = ("" if n is None else
-                             f"<div class=wb-view>{self._details[n]}</div>")
+                             f"<div class=wb-view>{self._details[n]}{away}</div>")
         if self._html:   # the page scrolled to the change's row (the frame reloads)
             self.page.value = self._frame(self._html, None if n is None else self._anchors[n])
+            if n is not None and self.in_page[n]:
+                self.scroller.scroll(".wb-diff-page")

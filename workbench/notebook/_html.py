@@ -13,7 +13,16 @@ from typing import Any
 
 from ..model import Event, dumps
 
-__all__ = ["STYLE", "esc", "event_detail", "json_block", "ref_sentences", "table"]
+__all__ = ["STYLE", "attr_groups", "esc", "event_detail", "json_block", "link_html",
+           "ref_sentences", "table"]
+
+# attribute groups of the detail pane, by key prefix (OpenTelemetry's conventions)
+_GROUPS = (
+    ("GenAI", ("gen_ai.", "llm.", "openinference.", "ai.")),
+    ("HTTP", ("http.", "url.", "server.", "client.", "network.", "user_agent.", "rpc.")),
+    ("resource", ("service.", "telemetry.", "host.", "process.", "os.", "otel.",
+                  "deployment.", "k8s.", "container.", "cloud.")),
+)
 
 _MAX_JSON = 20_000  # characters of one JSON block shown; the library has the rest
 
@@ -43,7 +52,9 @@ STYLE = """<style>
 .wb-view .wb-token{background:#ddf4ff;border-radius:3px}
 .wb-view del{background:#ffcecb;text-decoration:none}
 .wb-view ins{background:#aceebb;text-decoration:none}
-.wb-attention input{outline:2px solid #cf222e;outline-offset:-1px}
+.wb-attention input,.wb-attention textarea{border-color:#cf222e !important;
+  box-shadow:0 0 0 2px #cf222e !important;background:#fff8f7 !important}
+.wb-wrap select option{white-space:normal;overflow-wrap:anywhere}
 .wb-mono select,.wb-mono textarea{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;
   font-size:12px}
 </style>"""
@@ -80,10 +91,23 @@ def ref_sentences(event: Event, sources: dict[str, tuple[int, str]]) -> list[str
     return out
 
 
+def attr_groups(attrs: dict[str, Any]) -> list[tuple[str, list[tuple[str, Any]]]]:
+    """Every attribute, grouped GenAI, HTTP, resource, other (keys sorted within)."""
+    out: dict[str, list[tuple[str, Any]]] = {name: [] for name, _ in _GROUPS}
+    out["other"] = []
+    for key in sorted(attrs):
+        group = next((name for name, prefixes in _GROUPS if key.startswith(prefixes)),
+                     "other")
+        out[group].append((key, attrs[key]))
+    return [(name, items) for name, items in out.items() if items]
+
+
 def event_detail(event: Event, sources: dict[str, tuple[int, str]],
-                 parent: tuple[int, str] | None = None) -> str:
-    """The detail pane of one event: what it was, where its arguments came from, its
-    args, result and error."""
+                 parent: tuple[int, str] | None = None,
+                 findings: list[tuple[str, str]] | None = None) -> str:
+    """The detail pane of one event: what it was, the findings naming it (rule,
+    message), where its arguments came from, its args, result and error, and every
+    attribute grouped."""
     dur = event.duration_ns
     head = (f"<b>step {event.seq}</b> · {esc(event.kind)} <b>{esc(event.name)}</b> · "
             f"<span class={'wb-err' if event.status == 'error' else 'wb-ok'}>"
@@ -95,6 +119,10 @@ def event_detail(event: Event, sources: dict[str, tuple[int, str]],
         parts.append(f"<div class=wb-muted>inside {esc(parent[1])} at step {parent[0]}</div>")
     if event.flags:
         parts.append(f"<div class=wb-muted>flags: {esc(', '.join(event.flags))}</div>")
+    if findings:
+        parts.append("<div class=wb-event-findings><b>findings naming it</b>" + "".join(
+            f"<div class=wb-err>{esc(rule)}: <span style='font-weight:normal'>"
+            f"{esc(message)}</span></div>" for rule, message in findings) + "</div>")
     flows = ref_sentences(event, sources)
     if flows:
         parts.append("<div><b>data flow</b>" + "".join(
@@ -103,6 +131,11 @@ def event_detail(event: Event, sources: dict[str, tuple[int, str]],
                          ("error", event.error)):
         if value is not None and value != {} and value != []:
             parts.append(f"<div><b>{label}</b>{json_block(value)}</div>")
+    for group, items in attr_groups(event.attrs or {}):
+        rows = "".join(f"<tr><td>{esc(k)}</td><td>{esc(_short(v, 400))}</td></tr>"
+                       for k, v in items)
+        parts.append(f"<div class=wb-attrs><b>attributes · {esc(group)}</b><div class=wb-scroll>"
+                     f"<table class='wb wb-full'>{rows}</table></div></div>")
     return "<div class=wb-view>" + "".join(parts) + "</div>"
 
 
@@ -118,3 +151,9 @@ def table(columns: Sequence[str], rows: Sequence[Sequence[Any]],
     # a table wider than the view scrolls inside its own box: nothing is clipped
     return (f"<div class=wb-scroll><table class=wb><tr>{head}</tr>{''.join(body)}</table>"
             "</div>")
+
+
+def link_html(trace_id: str, seq: int) -> str:
+    """The copyable link of one event (``workbench lab --open TRACE:STEP``)."""
+    return (f"<div class=wb-muted>link: <code class=wb-link>workbench lab --open "
+            f"{esc(trace_id[:12])}:{seq}</code></div>")

@@ -77,6 +77,16 @@ def _life(store: Store | None, groups: list[FindingGroup]) -> list[FindingGroup]
     return out
 
 
+def _row_label(label: str) -> str:
+    """A list row: the aligned columns (signature, severity, step) held together, the
+    message free to wrap in a narrow list."""
+    head, sep, message = label.partition("  step ")
+    if not sep:
+        return label
+    step, _, message = message.lstrip().partition("  ")
+    return (f"{head}{sep}{step.rjust(5)}  ".replace(" ", "\u00a0") + message)
+
+
 def group(findings: list[Finding]) -> list[FindingGroup]:
     """Groups in order of first appearance; findings keep their order inside."""
     by_sig: dict[str, list[Finding]] = {}
@@ -151,6 +161,7 @@ class RuleView(View):
         self.finding_list = w.Select(options=[], rows=10, layout=w.Layout(width="100%"))
         self.finding_list.add_class("wb-mono")
         self.finding_list.add_class("wb-findings")
+        self.finding_list.add_class("wb-wrap")   # a long message wraps, never clipped
         self.finding_list.observe(self._on_pick, names=["value"])
         # long lists: a filter (rule, step, text, signature) and pages of PAGE findings
         self.filter_box = w.Text(placeholder="filter: rule, step 8, text, signature…",
@@ -165,10 +176,12 @@ class RuleView(View):
                                 self.next_page], layout=w.Layout(flex_flow="row wrap"))
         self.observe(lambda _: self._list(reset=True), names=["query"])
         self.observe(lambda _: self._list(), names=["page"])
+        self._listing = False           # the list is being refilled: not a user's pick
         self._labels: list[str] = []
         self._order: list[int] = []     # findings in list order (by signature group)
         self._shown: list[int] = []
         self.facts: FindingFacts | None = None   # the selected finding's, for code
+        self._highlighting = False      # the linked timeline shows this view's highlights
         self.detail = w.HTML()
         self.witness_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
         self.editor.observe(lambda _: self._load(), names=["value"])
@@ -196,8 +209,10 @@ class RuleView(View):
     def run(self) -> list[Finding]:
         """Run the picked rules (all when none is picked) and list the findings."""
         self.selected = None
+        self._unhighlight()    # the last run's witnesses are not this run's
         ruleset = self._load()
         if ruleset is None:
+            self._clear()      # the last run's findings (and highlights) are not this text's
             return []
         if self.picker.value:
             ruleset = ruleset.only(list(self.picker.value))
@@ -211,10 +226,13 @@ class RuleView(View):
         except WorkbenchError as exc:
             self.progress.bar_style = "danger"
             self.progress_label.value = ""
+            self._clear()
             self._fail(exc)
             return []
         self.groups = group(self.findings)
         self.runs += 1
+        if self.trace_view is not None:     # its detail pane names the findings
+            self.trace_view.findings = list(self.findings)
         self._show(ruleset)
         return self.findings
 
@@ -300,6 +318,26 @@ class RuleView(View):
             self.progress.value += 1
         return found
 
+    def _clear(self) -> None:
+        """No findings listed: a run that failed leaves nothing of the last one on
+        screen, in the list or as highlights in the linked timeline."""
+        self.findings, self.groups, self._order, self._labels = [], [], [], []
+        if self.trace_view is not None:
+            self.trace_view.findings = []
+        self.facts = None
+        self.groups_html.value = ""
+        self.witness_bar.children = ()
+        self.detail.value = ""
+        self._list(reset=True)
+        self._unhighlight()
+
+    def _unhighlight(self) -> None:
+        """Take this view's highlights out of the linked timeline."""
+        tv = self.trace_view
+        if tv is not None and tv.highlighted and self._highlighting:
+            tv.highlight([])
+        self._highlighting = False
+
     def _step(self, text: str) -> None:
         self.progress_label.value = f"{text}…"
 
@@ -351,9 +389,14 @@ class RuleView(View):
             return
         first = self.page * PAGE
         page = self._shown[first:first + PAGE]
-        self.finding_list.options = [(self._labels[n].replace(" ", "\u00a0"), n)
-                                     for n in page]
-        self.finding_list.value = self.selected if self.selected in page else None
+        # refilling a Select picks its first row: the user's selection stays what it was
+        # (listed or filtered out), so the refill is not taken for a pick
+        self._listing = True
+        try:
+            self.finding_list.options = [(_row_label(self._labels[n]), n) for n in page]
+            self.finding_list.value = self.selected if self.selected in page else None
+        finally:
+            self._listing = False
         total = len(self._shown)
         self.page_label.value = (f"{first + 1:,}–{first + len(page):,} of {total:,}"
                                  + (f" (filtered from {len(order):,})" if words else "")
@@ -362,13 +405,18 @@ class RuleView(View):
         self.next_page.disabled = first + PAGE >= total
 
     def _on_pick(self, change: Any) -> None:
-        if change["new"] is not None and change["new"] != self.selected:
+        if not self._listing and change["new"] is not None and change["new"] != self.selected:
             self.selected = change["new"]
 
     def _on_selected(self, change: Any) -> None:
         n = change["new"]
-        if self.finding_list.value != n:
-            self.finding_list.value = n
+        if self.finding_list.value != n and (
+                n is None or n in {v for _, v in self.finding_list.options}):
+            self._listing = True
+            try:
+                self.finding_list.value = n
+            finally:
+                self._listing = False
         if n is None:
             return
         f = self.findings[n]
@@ -391,6 +439,7 @@ class RuleView(View):
         if linked:
             assert tv is not None
             tv.highlight(f.event_ids, note=f"{f.rule}: {f.message}")
+            self._highlighting = True
 
     def _event(self, trace_id: str, event_id: str) -> Event | None:
         try:
@@ -404,5 +453,5 @@ class RuleView(View):
             return None
 
     def _show_event(self, event_id: str) -> None:
-        if self.trace_view is not None:
-            self.trace_view.select(event_id)
+        if self.trace_view is not None:   # the timeline may be a screen away: into sight
+            self.trace_view.show(event_id)

@@ -23,10 +23,14 @@ from altair.utils.selection import PointSelection
 from ..model import Trace, UsageError
 from ..store import Store
 from ._charts import offline_chart, timeline_chart
-from ._html import STYLE, esc, event_detail
+from ._html import STYLE, esc, event_detail, link_html
+from ._scroll import Scroller
+from ._search import Match, SearchBar
 from ._source import TraceSource
 from ._timeline import DEFAULT_BINS, DEFAULT_MAX_EVENTS, Frame, Timeline
+from ._tree import SpanTree
 from ._view import View
+from ._waterfall import Waterfall
 
 __all__ = ["TraceView", "plain_text"]
 
@@ -63,15 +67,22 @@ class TraceView(View):
     collapsed = t.List(t.Unicode())   # events whose descendants the table folds away
     axis = t.Unicode("time")
     color = t.Unicode("kind")
+    order = t.Unicode("start")        # rows: the tree by start time, or "latency" (slowest
+    #                                   siblings first)
+    critical = t.Unicode(None, allow_none=True)   # whose subtree's critical path is marked
 
     def __init__(self, source: Trace | Store | TraceSource, trace_id: str | None = None, *,
                  max_events: int = DEFAULT_MAX_EVENTS, bins: int = DEFAULT_BINS,
-                 width: int = 640) -> None:
+                 width: int = 300) -> None:
         super().__init__()
         self.source = TraceSource.of(source, trace_id)
         if len(self.source) == 0:
             raise UsageError(f"trace {self.source.trace_id} has no events")
         self.timeline = Timeline(self.source.table)
+        tl = self.timeline
+        self.tree = SpanTree(tl.parent, tl.start_s, tl.end_s, tl.timed)
+        self.findings: list[Any] = []    # a linked RuleView's last run (the detail names them)
+        self._critical: frozenset[int] = frozenset()
         self.max_events, self.bins, self.width = max_events, bins, width
         self._syncing = False
         first, last = self.timeline.span()
@@ -83,22 +94,34 @@ class TraceView(View):
         self.chart_box = w.Box([self.chart], layout=w.Layout(
             max_height=f"{CHART_HEIGHT}px", overflow="auto", width="100%"))
         self.chart_box.add_class("wb-chart")
-        self.widget = w.VBox([w.HTML(STYLE), self.header, self.controls, self.status,
+        self.scroller = Scroller()    # brings the detail into sight (`show`)
+        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.header, self.controls,
+                              self.status,
                               self.chart_box,
-                              w.Box([w.VBox([self.table_head, self.table, self.pager]),
+                              self.search_bar.widget, self.tree_bar, self.waterfall,
+                              self.pager,
+                              w.Box([w.Accordion([w.VBox([self.table_head, self.table])],
+                                                 titles=("the rows as text",),
+                                                 selected_index=None,
+                                                 layout=w.Layout(width="560px",
+                                                                 max_width="100%")),
                                      self.detail_box],
                                     layout=w.Layout(flex_flow="row wrap"))])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-trace")
         self.observe(self._redraw, names=["window", "axis", "color", "highlighted"])
         self.observe(lambda _: self._fill_table(), names=["page"])
-        self.observe(self._on_collapsed, names=["collapsed"])
-        self._visible: list[int] | None = None   # table rows of the window, folded
+        self.observe(self._on_collapsed, names=["collapsed", "order"])
+        self.observe(self._on_critical, names=["critical"])
+        self._visible: np.ndarray | None = None   # rows of the window, in tree order, folded
         self.observe(self._on_selected, names=["selected"])
         self.observe(self._on_note, names=["note"])
         with self.hold_trait_notifications():
             self.axis = "time" if self.timeline.has_times else "seq"
             self.window = (first, last)
+        roots = [k for k in self.tree.roots if tl.timed[k]]
+        if roots:    # the whole trace's critical path: under its longest root
+            self.critical = tl.event_ids[max(roots, key=lambda k: self.tree.duration[k])]
         self._redraw()
         self._on_note()
 
@@ -122,7 +145,24 @@ class TraceView(View):
                                layout=w.Layout(flex_flow="row wrap"))
         self.status = w.HTML()
         self.table_head = w.HTML()
-        self.table = w.Select(options=[], rows=14, layout=w.Layout(width="560px"))
+        self.table = w.Select(options=[], rows=14, layout=w.Layout(width="100%"))
+        # the span tree as a waterfall: the page's rows, bars on an axis fitted to the
+        # rows in sight
+        self.waterfall = Waterfall(self.toggle)
+        self.waterfall.observe(self._on_waterfall, names=["selected"])
+        self.order_buttons = w.ToggleButtons(
+            options=[("tree", "start"), ("slowest first", "latency")], description="rows",
+            style={"button_width": "100px"})
+        w.link((self.order_buttons, "value"), (self, "order"))
+        self.crit_button = w.Button(description="critical path of the selected",
+                                    icon="road", layout=w.Layout(width="auto"),
+                                    tooltip="mark the chain the selected event's end waited on")
+        self.crit_button.on_click(lambda _: setattr(self, "critical", self.selected)
+                                  if self.selected else None)
+        self.crit_label = w.HTML()
+        self.search_bar = SearchBar(self.source, self.select)
+        self.tree_bar = w.HBox([self.order_buttons, self.crit_button, self.crit_label],
+                               layout=w.Layout(flex_flow="row wrap"))
         self.table.add_class("wb-mono")
         self.table.observe(self._on_table, names=["value"])
         # the table holds one page of the window; the pager walks the rest, so a 100k
@@ -149,7 +189,9 @@ class TraceView(View):
         self.flow_bar = w.HBox([], layout=w.Layout(flex_flow="row wrap"))
         self.flow_bar.add_class("wb-flow-links")
         self.detail_box = w.VBox([self.flow_bar, self.detail_html],
-                                 layout=w.Layout(width="520px", margin="0 0 0 12px"))
+                                 layout=w.Layout(width="520px", max_width="100%",
+                                                 margin="0 0 0 12px"))
+        self.detail_box.add_class("wb-detail")
 
     def _header_html(self) -> str:
         meta = self.source.meta()
@@ -169,6 +211,17 @@ class TraceView(View):
         if event_id is not None:
             self._reveal(event_id)
         self.selected = event_id
+
+    def show(self, event_id: str) -> None:
+        """Select the event and scroll the view's detail pane into sight in the browser
+        (a button elsewhere in the notebook asked for it)."""
+        self.select(event_id)
+        self.scroller.scroll(".wb-detail")
+
+    def search(self, query: str) -> list[Match]:
+        """Events whose name, kind, args, result, error or attributes hold ``query``
+        (a whole redaction token: exactly); the first is selected, the list picks."""
+        return self.search_bar.search(query)
 
     def highlight(self, event_ids: Iterable[str], note: str = "") -> None:
         """Mark these events (e.g. a finding's witnesses) and select the first of them."""
@@ -245,30 +298,71 @@ class TraceView(View):
         return (f"<div class='wb-view wb-muted'>steps {f.window[0]}–{f.window[1]}: "
                 f"{drawn}{extra}</div>")
 
-    def _rows(self) -> list[int] | range:
-        """Positions listed in the table: the window's events, less folded ones."""
-        tl = self.timeline
-        i, j = tl.indices(self.window)
-        if not self.collapsed:
-            return range(i, j)
+    def _rows(self) -> np.ndarray:
+        """Positions listed: the window's events in tree order (``order``), less those a
+        folded parent hides."""
         if self._visible is None:
-            hidden = tl.hidden({tl.position[e] for e in self.collapsed
-                                if e in tl.position})
-            self._visible = [k for k in range(len(tl)) if not hidden[k]]
-        lo, hi = np.searchsorted(self._visible, [i, j])
-        return self._visible[int(lo):int(hi)]
+            tl = self.timeline
+            order = self.tree.order(self.order)
+            if self.collapsed:
+                hidden = tl.hidden({tl.position[e] for e in self.collapsed
+                                    if e in tl.position})
+                order = order[~hidden[order]]
+            self._visible = order
+        lo, hi = self.window
+        seq = self.timeline.seq[self._visible]
+        out: np.ndarray = self._visible[(seq >= lo) & (seq <= hi)]
+        return out
 
     def _on_collapsed(self, change: Any) -> None:
         self._visible = None
         self._fill_table()
+
+    def _on_critical(self, change: Any) -> None:
+        tl = self.timeline
+        k = tl.position.get(change["new"]) if change["new"] else None
+        self._critical = frozenset(self.tree.critical_path(k)) if k is not None else frozenset()
+        self.crit_label.value = ("" if k is None else
+                                 f"<span class=wb-muted>critical path of step {tl.seq[k]} "
+                                 f"{esc(tl.names[k])}: {len(self._critical)} event(s), "
+                                 "marked</span>")
+        self._fill_table()
+
+    @property
+    def critical_path(self) -> list[str]:
+        """The event ids on the marked critical path, in tree order."""
+        order = self.tree.order("start")
+        return [self.timeline.event_ids[k] for k in order if int(k) in self._critical]
+
+    def _on_waterfall(self, change: Any) -> None:
+        if not self._syncing and change["new"] is not None and change["new"] != self.selected:
+            self.select(change["new"])
+
+    def _waterfall_rows(self, ks: np.ndarray, hl: set[str]) -> list[dict[str, Any]]:
+        tl, tree = self.timeline, self.tree
+        own = tree.self_time()
+        out = []
+        for k in ks.tolist():
+            timed = bool(tl.timed[k])
+            out.append({"id": tl.event_ids[k], "seq": int(tl.seq[k]), "depth": tl.depth[k],
+                        "name": tl.names[k], "kind": tl.kinds[k], "status": tl.statuses[k],
+                        "start": float(tl.start_s[k]) if timed else None,
+                        "end": float(tl.end_s[k]) if timed else None,
+                        "self": float(own[k]) if timed else None,
+                        "total": float(tree.duration[k]) if timed else None,
+                        "kids": int(tl.children[k]) if len(tl.children) else 0,
+                        "folded": tl.event_ids[k] in self.collapsed,
+                        "crit": k in self._critical, "hl": tl.event_ids[k] in hl})
+        return out
 
     def _fill_table(self) -> None:
         tl = self.timeline
         rows = self._rows()
         hl = set(self.highlighted)
         start = self.page * PAGE
+        page = rows[start:start + PAGE]
         options = [(self._row(k, tl.event_ids[k] in hl), tl.event_ids[k])
-                   for k in rows[start:start + PAGE]]
+                   for k in page.tolist()]
         self.table_head.value = (
             "<div class=wb-view><pre style='margin:0;padding:2px 6px'>"
             + esc(f"   {'step':>5} {'start':>9} {'took':>7} {'status':<6} event")
@@ -284,6 +378,9 @@ class TraceView(View):
             self.table.options = options
             self.table.value = self.selected if self.selected in {o[1] for o in options} \
                 else None
+            with self.waterfall.hold_sync():
+                self.waterfall.rows = self._waterfall_rows(page, hl)
+                self.waterfall.selected = self.selected
         finally:
             self._syncing = False
 
@@ -323,7 +420,7 @@ class TraceView(View):
             if hiding & set(self.collapsed):
                 self.collapsed = [e for e in self.collapsed if e not in hiding]
         rows = self._rows()
-        at = rows.index(k) if isinstance(rows, list) else k - rows.start
+        at = int(np.flatnonzero(rows == k)[0])
         self.set_page(at // PAGE)   # the table's page that lists it
 
     def _on_selected(self, change: Any) -> None:
@@ -341,7 +438,9 @@ class TraceView(View):
             if event.parent_id in tl.position:
                 p = tl.position[event.parent_id]
                 parent = (int(tl.seq[p]), tl.names[p])
-            self.detail.value = event_detail(event, sources, parent)
+            named = [(f.rule, f.message) for f in self.findings if event_id in f.event_ids]
+            self.detail.value = (event_detail(event, sources, parent, named)
+                                 + link_html(self.source.trace_id, event.seq))
             links = []
             for r in event.refs:
                 if r.event_id in sources:
@@ -355,15 +454,22 @@ class TraceView(View):
             for text, target, icon in links:
                 b = w.Button(description=text, icon=icon, tooltip=f"show event {target}",
                              layout=w.Layout(width="auto", max_width="100%"))
-                b.on_click(lambda _, eid=target: self.select(eid))
+                b.on_click(lambda _, eid=target: self.show(eid))
                 buttons.append(b)
             self.flow_bar.children = tuple(buttons)
-        self._redraw(change)
+        if self.frame.mode == "events":   # bins do not show a selection: no new chart
+            self._redraw(change)
         if not self._syncing and self.table.value != event_id:
             self._syncing = True
             try:
                 ids = {o[1] for o in self.table.options}
                 self.table.value = event_id if event_id in ids else None
+            finally:
+                self._syncing = False
+        if self.waterfall.selected != event_id:   # and the row scrolled into sight there
+            self._syncing = True
+            try:
+                self.waterfall.selected = event_id
             finally:
                 self._syncing = False
 
