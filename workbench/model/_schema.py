@@ -85,6 +85,10 @@ _TRACE_COLUMNS = (
     Column("attrs", pa.string(), False, "JSON: other trace-level metadata"),
     Column("env", pa.string(), False, "the environment it was recorded in (ingest --env); "
            "a store written before the column reads 'default'"),
+    Column("scenario", pa.string(), True, "the scenario this trace is a run of (ingest "
+           "--scenario, or the resource attribute workbench.scenario); null when not known"),
+    Column("build", pa.string(), True, "the build of the agent that made the run (ingest "
+           "--build, or the resource attribute workbench.build); null when not known"),
 )
 
 
