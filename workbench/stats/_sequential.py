@@ -75,6 +75,32 @@ class SPRT:
         return {"false_fail": self.alpha / (1 - self.beta),
                 "false_pass": self.beta / (1 - self.alpha)}
 
+    def operating(self, p: float) -> dict[str, float]:
+        """The test's exact operating characteristic at violation rate ``p``, by dynamic
+        programming over (runs, violations): the chances of PASS, FAIL and INCONCLUSIVE
+        and the expected number of runs."""
+        step_v, step_c = math.log(self.p1 / self.p0), math.log((1 - self.p1) / (1 - self.p0))
+        alive = {0: 1.0}  # violations so far -> chance of still running
+        out = {"PASS": 0.0, "FAIL": 0.0, "INCONCLUSIVE": 0.0, "runs": 0.0}
+        for n in range(1, self.max_runs + 1):
+            nxt: dict[int, float] = {}
+            for k, mass in alive.items():
+                out["runs"] += mass
+                for kk, m in ((k + 1, mass * p), (k, mass * (1 - p))):
+                    if m:
+                        nxt[kk] = nxt.get(kk, 0.0) + m
+            alive = {}
+            for k, mass in nxt.items():
+                llr = k * step_v + (n - k) * step_c
+                if llr >= self.upper:
+                    out["FAIL"] += mass
+                elif llr <= self.lower:
+                    out["PASS"] += mass
+                else:
+                    alive[k] = mass
+        out["INCONCLUSIVE"] = sum(alive.values())
+        return out
+
     def start(self) -> SequentialState:
         return SequentialState(self)
 
