@@ -118,6 +118,10 @@ def test_the_agent_loop(capsys, tmp_path, api, token):
         assert [(r["reproduced"], r["steps_run"], r["signature"]) for r in doc["runs"]] == \
             [(True, 2, sig)] * 3
         assert doc["status"] == "open"
+        # 3 of 3: the Clopper-Pearson interval [0.025^(1/3), 1]
+        assert doc["reproduction"] == {"reproduced": 3, "observed": 3, "rate": 1.0,
+                                       "low": 0.292402, "high": 1.0, "confidence": 0.95,
+                                       "interval": "clopper-pearson"}
         # the service is fixed
         svc.bugs.discard("double_create")
         code, doc = _json(capsys, "replay", sig, "--target", url, "--auth-env", token,
@@ -128,6 +132,10 @@ def test_the_agent_loop(capsys, tmp_path, api, token):
         code, doc = _json(capsys, "replay", sig, "--target", url, "--auth-env", token,
                           "--store", store)
         assert code == 0 and doc["status"] == "fixed"
+        # three clean attempts stay the default reading; their rate says how little that
+        # proves: 0 of 3, at most 70.8 %
+        assert (doc["reproduction"]["reproduced"], doc["reproduction"]["observed"],
+                doc["reproduction"]["high"]) == (0, 3, 0.707598)
         group = _group(capsys, store, sig)
         assert (group["status"], group["last_replay"], group["last_replay_env"],
                 group["last_replay_target"], group["replays"]) == (

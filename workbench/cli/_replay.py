@@ -97,6 +97,11 @@ def _text(r: ReplayResult) -> str:
     said = verdict[r.reproduced]
     if r.reproduced is None and any(run.outcome == "diverged" for run in r.runs):
         said = "no attempt landed"
+    rep = r.reproduction()
+    if rep is not None:
+        lines.append(f"  reproduced in {rep['reproduced']} of {rep['observed']} observed "
+                     f"attempt(s) = {rep['rate']:.1%} [{rep['low']:.1%}, {rep['high']:.1%}] "
+                     "(95% Clopper-Pearson)")
     lines.append(f"{said}; group {p.signature} is {r.status}")
     return "\n".join(lines)
 

@@ -98,6 +98,21 @@ class ReplayResult:
         """The first attempt that observed nothing, when none observed anything."""
         return None if self.reproduced is not None or not self.runs else self.runs[0]
 
+    def reproduction(self) -> dict[str, Any] | None:
+        """The reproduction rate over the attempts that observed a result (reproduced
+        or clean), with its Clopper-Pearson interval (docs/statistics.md); None when
+        none did."""
+        seen = [r.reproduced for r in self.runs if r.reproduced is not None]
+        if not seen:
+            return None
+        from ..stats import CONFIDENCE, interval
+
+        low, high = interval(sum(seen), len(seen))
+        return {"reproduced": sum(seen), "observed": len(seen),
+                "rate": round(sum(seen) / len(seen), 6), "low": round(low, 6),
+                "high": round(high, 6), "confidence": CONFIDENCE,
+                "interval": "clopper-pearson"}
+
     def to_json(self) -> dict[str, Any]:
         p = self.picked
         return {"finding": p.finding_id, "group": p.signature, "env": self.env,
@@ -107,7 +122,7 @@ class ReplayResult:
                 "rule": p.rule, "finding_env": p.env, "source_trace": p.source_trace,
                 "mode": self.mode, "regenerated": self.regenerated,
                 "seconds": round(self.seconds, 3),
-                "error": self._error()}
+                "error": self._error(), "reproduction": self.reproduction()}
 
     def _error(self) -> dict[str, Any] | None:
         """When no attempt observed anything: the error envelope's keys, so a script

@@ -10,6 +10,7 @@ from ._binomial import (
     Comparison,
     Rate,
     compare_rates,
+    interval,
     rate,
 )
 from ._sequential import SPRT, SequentialState
@@ -21,5 +22,6 @@ __all__ = [
     "Rate",
     "SequentialState",
     "compare_rates",
+    "interval",
     "rate",
 ]

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..model import UsageError
 
-__all__ = ["CONFIDENCE", "Comparison", "Rate", "compare_rates", "rate"]
+__all__ = ["CONFIDENCE", "Comparison", "Rate", "compare_rates", "interval", "rate"]
 
 #: the two-sided confidence of every interval reported
 CONFIDENCE = 0.95
