@@ -336,3 +336,26 @@ def test_minimize_against_a_live_target_refuses_what_it_cannot_replay(capsys, fo
     rc, _, err = run(capsys, *base, "--target", url, "--auth-env", token)
     assert rc == 2 and err.startswith("error[NOT_REPRODUCED]: ")
     assert snapshot(store) == before
+
+
+def test_fixed_below_reads_the_group_by_its_reproduction_rate(capsys, tmp_path, api, token):
+    with running({"double_create"}) as (url, svc):
+        store, sig = _found(capsys, tmp_path, url, api)
+        base = ("replay", sig, "--target", url, "--auth-env", token, "--store", store)
+        # 3 of 3 reproduced: even the lower bound 29.2 % is over 20 %: open
+        code, doc = _json(capsys, *base, "--fixed-below", "0.2")
+        assert code == 1 and doc["status"] == "open" and doc["fixed_below"] == 0.2
+        svc.bugs.discard("double_create")
+        # 0 of 3: [0, 70.8 %] holds 50 %: flaky, where three clean attempts read fixed
+        code, doc = _json(capsys, *base, "--fixed-below", "0.5")
+        assert code == 0 and doc["status"] == "flaky"
+        # 0 of 6: at most 1 - 0.025^(1/6) = 45.9 % < 50 %: fixed
+        code, doc = _json(capsys, *base, "--fixed-below", "0.5", "--attempts", "6")
+        assert doc["status"] == "fixed" and doc["reproduction"]["high"] == 0.459258
+        rows = Store(store).sql("SELECT DISTINCT fixed_below, rate_high FROM replays "
+                                "ORDER BY rate_high").to_pylist()
+        assert rows == [{"fixed_below": 0.5, "rate_high": 0.459258},
+                        {"fixed_below": 0.5, "rate_high": 0.707598},
+                        {"fixed_below": 0.2, "rate_high": 1.0}]
+        code, out, err = run(capsys, *base, "--fixed-below", "1")
+        assert code == 2 and "error[RATE_INVALID]" in err

@@ -28,6 +28,7 @@ from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._output import report_path, write_report
 from ._render import render_table
+from ._types import rate_type
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -97,17 +98,6 @@ def _rate_options(p: Any) -> None:
                         "within +- this (default 0.10)")
     g.add_argument("--fail-inconclusive", action="store_true",
                    help="an INCONCLUSIVE `error` rule fails the check too (exit 1)")
-
-
-def rate_type(text: str) -> float:
-    """A rate option: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a rate from 0 to 1")
-    return value
 
 
 def _engine(args: argparse.Namespace) -> SparkEngine | None:

@@ -10,9 +10,8 @@ from ..rules import load_rules
 from ..runs import RunsResult, run_scenario
 from ..stats import SPRT
 from ..store import Store, resolve_store_path
-from ._check import rate_type
 from ._main import common, emit, summary
-from ._types import integer, seconds
+from ._types import integer, rate_type, seconds
 
 EXAMPLE = """examples:
   workbench runs 'python agent.py --task refund --trace-out {out}' --scenario refund \\

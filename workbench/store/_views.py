@@ -15,7 +15,8 @@ _SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS, "replays":
 #: what a column added after stores were first written reads as in an older file
 _ADDED = {("traces", "env"): "'default'", ("replays", "diverged_step"): "NULL",
           ("replays", "divergence"): "NULL", ("traces", "scenario"): "NULL",
-          ("traces", "build"): "NULL"}
+          ("traces", "build"): "NULL", ("replays", "fixed_below"): "NULL",
+          ("replays", "rate_low"): "NULL", ("replays", "rate_high"): "NULL"}
 #: a group is ``fixed`` after the last N replays in its own environment were clean: N the
 #: attempts of the latest replay run there, and never fewer than this (three clean
 #: replays in a row, as Schemathesis' ``st replay`` asks)
