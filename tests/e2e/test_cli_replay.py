@@ -358,4 +358,4 @@ def test_fixed_below_reads_the_group_by_its_reproduction_rate(capsys, tmp_path, 
                         {"fixed_below": 0.5, "rate_high": 0.707598},
                         {"fixed_below": 0.2, "rate_high": 1.0}]
         code, out, err = run(capsys, *base, "--fixed-below", "1")
-        assert code == 2 and "error[RATE_INVALID]" in err
+        assert code == 2 and "error[RATE_INVALID]" in err and not out
