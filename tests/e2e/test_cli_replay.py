@@ -118,6 +118,10 @@ def test_the_agent_loop(capsys, tmp_path, api, token):
         assert [(r["reproduced"], r["steps_run"], r["signature"]) for r in doc["runs"]] == \
             [(True, 2, sig)] * 3
         assert doc["status"] == "open"
+        # 3 of 3: the Clopper-Pearson interval [0.025^(1/3), 1]
+        assert doc["reproduction"] == {"reproduced": 3, "observed": 3, "rate": 1.0,
+                                       "low": 0.292402, "high": 1.0, "confidence": 0.95,
+                                       "interval": "clopper-pearson"}
         # the service is fixed
         svc.bugs.discard("double_create")
         code, doc = _json(capsys, "replay", sig, "--target", url, "--auth-env", token,
@@ -128,6 +132,10 @@ def test_the_agent_loop(capsys, tmp_path, api, token):
         code, doc = _json(capsys, "replay", sig, "--target", url, "--auth-env", token,
                           "--store", store)
         assert code == 0 and doc["status"] == "fixed"
+        # three clean attempts stay the default reading; their rate says how little that
+        # proves: 0 of 3, at most 70.8 %
+        assert (doc["reproduction"]["reproduced"], doc["reproduction"]["observed"],
+                doc["reproduction"]["high"]) == (0, 3, 0.707598)
         group = _group(capsys, store, sig)
         assert (group["status"], group["last_replay"], group["last_replay_env"],
                 group["last_replay_target"], group["replays"]) == (
@@ -328,3 +336,26 @@ def test_minimize_against_a_live_target_refuses_what_it_cannot_replay(capsys, fo
     rc, _, err = run(capsys, *base, "--target", url, "--auth-env", token)
     assert rc == 2 and err.startswith("error[NOT_REPRODUCED]: ")
     assert snapshot(store) == before
+
+
+def test_fixed_below_reads_the_group_by_its_reproduction_rate(capsys, tmp_path, api, token):
+    with running({"double_create"}) as (url, svc):
+        store, sig = _found(capsys, tmp_path, url, api)
+        base = ("replay", sig, "--target", url, "--auth-env", token, "--store", store)
+        # 3 of 3 reproduced: even the lower bound 29.2 % is over 20 %: open
+        code, doc = _json(capsys, *base, "--fixed-below", "0.2")
+        assert code == 1 and doc["status"] == "open" and doc["fixed_below"] == 0.2
+        svc.bugs.discard("double_create")
+        # 0 of 3: [0, 70.8 %] holds 50 %: flaky, where three clean attempts read fixed
+        code, doc = _json(capsys, *base, "--fixed-below", "0.5")
+        assert code == 0 and doc["status"] == "flaky"
+        # 0 of 6: at most 1 - 0.025^(1/6) = 45.9 % < 50 %: fixed
+        code, doc = _json(capsys, *base, "--fixed-below", "0.5", "--attempts", "6")
+        assert doc["status"] == "fixed" and doc["reproduction"]["high"] == 0.459258
+        rows = Store(store).sql("SELECT DISTINCT fixed_below, rate_high FROM replays "
+                                "ORDER BY rate_high").to_pylist()
+        assert rows == [{"fixed_below": 0.5, "rate_high": 0.459258},
+                        {"fixed_below": 0.5, "rate_high": 0.707598},
+                        {"fixed_below": 0.2, "rate_high": 1.0}]
+        code, out, err = run(capsys, *base, "--fixed-below", "1")
+        assert code == 2 and "error[RATE_INVALID]" in err and not out

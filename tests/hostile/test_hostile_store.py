@@ -154,6 +154,7 @@ COMMANDS: dict[str, list[str]] = {
     "compact-grace-0": ["compact", "--grace", "0"],
     "check": ["check", str(RULES)],
     "check-python": ["check", str(RULES), "--engine", "python"],
+    "check-by": ["check", str(RULES), "--by", "scenario"],
     "show": ["show", "4bf92f35"],
     "findings": ["findings"],
     "export": ["export", "4bf92f35"],

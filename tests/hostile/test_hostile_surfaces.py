@@ -23,7 +23,7 @@ from workbench.model import UsageError
 NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e308", "-1", "-0.5",
            "9" * 30, "9" * 5000, "", "ten", "0x10"]
 CONTROL = ["a\r\nb", "x\ny", "\x1b[31mred", "nul\x00", "tab\there", "del\x7f"]
-NUMERIC_TYPES = ("seconds", "integer")
+NUMERIC_TYPES = ("seconds", "integer", "rate_type")
 
 
 def _parsers() -> Iterator[tuple[list[str], argparse.ArgumentParser]]:

@@ -11,7 +11,8 @@ import pytest
 PKG = Path(__file__).resolve().parents[2] / "workbench"
 LAYER = {"model": 0, "store": 1,
          "formats": 2, "ingest": 2, "rules": 2, "redact": 2, "minimize": 2, "diff": 2,
-         "fixtures": 2, "config": 2, "contracts": 2, "serve": 2, "collect": 2, "replay": 2, "invariants": 2,
+         "fixtures": 2, "config": 2, "contracts": 2, "serve": 2, "collect": 2, "replay": 2,
+         "invariants": 2, "stats": 2, "runs": 2,
          "cli": 3, "notebook": 3, "pytest_plugin": 3, "mcp_server": 3, "__main__": 3}
 CORE_THIRD_PARTY = {"pyarrow", "orjson", "yaml"}
 #: service packages that depend on the core alone (readers of files, not of each other)

@@ -9,20 +9,26 @@ from ..model import UsageError, dumps
 from ..rules import (
     ENGINES,
     CheckResult,
+    RateGroup,
     ReportRule,
     SparkEngine,
     check,
+    compare_builds,
     finding_json,
     junit,
     junit_findings,
+    junit_rates,
     load_rules,
+    rates_by,
     sarif,
     sarif_findings,
+    sarif_rates,
 )
 from ..store import Store, resolve_store_path, to_rows
 from ._main import common, emit, summary
 from ._output import report_path, write_report
 from ._render import render_table
+from ._types import rate_type
 
 RAW = argparse.RawDescriptionHelpFormatter
 
@@ -34,7 +40,9 @@ def register(sub: Any) -> None:
                        "`error` rule is violated.",
                        epilog="examples:\n  workbench check rules.yaml\n"
                               "  workbench check rules.yaml --trace 4bf92f35 --json\n"
-                              "  workbench check rules.yaml --sarif out.sarif --junit out.xml",
+                              "  workbench check rules.yaml --sarif out.sarif --junit out.xml\n"
+                              "  workbench check rules.yaml --by scenario --max-rate 0.05\n"
+                              "  workbench check rules.yaml --compare 1.4.2..1.5.0",
                        formatter_class=RAW)
     p.add_argument("rules", metavar="RULES.yaml")
     p.add_argument("--trace", action="append", metavar="ID", help="only this trace (repeat)")
@@ -51,6 +59,7 @@ def register(sub: Any) -> None:
     p.add_argument("--invariants", metavar="OPENAPI",
                    help="also judge the recorded HTTP traffic by the contract invariants of "
                         "this OpenAPI document (see `workbench invariants`)")
+    _rate_options(p)
     from ._invariants import add_options
     add_options(p)
     common(p)
@@ -70,6 +79,27 @@ def register(sub: Any) -> None:
     p.set_defaults(func=run_findings)
 
 
+def _rate_options(p: Any) -> None:
+    g = p.add_argument_group("rates over runs (docs/statistics.md)")
+    g.add_argument("--by", metavar="scenario[,build]",
+                   help="per rule and scenario (and build): violations k of n runs, the "
+                        "rate with its 95%% Clopper-Pearson interval and PASS / FAIL / "
+                        "INCONCLUSIVE against --max-rate")
+    g.add_argument("--compare", metavar="BASE..CANDIDATE",
+                   help="per rule and scenario: both builds' rates, the difference with "
+                        "its interval, Boschloo's exact p-value and REGRESSED / IMPROVED / "
+                        "NO CHANGE / INCONCLUSIVE")
+    g.add_argument("--max-rate", type=rate_type, default=0.05, metavar="RATE",
+                   help="the violation rate a rule may have (default 0.05)")
+    g.add_argument("--alpha", type=rate_type, default=0.05, metavar="P",
+                   help="with --compare: the exact test's level (default 0.05)")
+    g.add_argument("--margin", type=rate_type, default=0.10, metavar="RATE",
+                   help="with --compare: NO CHANGE when the difference's interval lies "
+                        "within +- this (default 0.10)")
+    g.add_argument("--fail-inconclusive", action="store_true",
+                   help="an INCONCLUSIVE `error` rule fails the check too (exit 1)")
+
+
 def _engine(args: argparse.Namespace) -> SparkEngine | None:
     """The Spark engine for ``--engine spark`` (with its master); the others by name."""
     return SparkEngine(args.spark_master) if args.engine == "spark" else None
@@ -84,12 +114,20 @@ def run_check(args: argparse.Namespace) -> int:
     if args.spark_master and args.engine != "spark":
         raise UsageError("--spark-master goes with --engine spark",
                          hint="add --engine spark, or leave out --spark-master")
+    if (args.by or args.compare) and args.invariants is not None:
+        raise UsageError("--by and --compare judge rules over runs; --invariants goes "
+                         "alone", hint="run `workbench check --invariants` separately")
+    if args.by and args.compare:
+        raise UsageError("--by and --compare are two reports: give one",
+                         hint="--compare groups by scenario already")
     rules = load_rules(args.rules)
     if args.invariants is not None:
         return _with_invariants(args, rules, sarif_out, junit_out)
     store = Store(resolve_store_path(args.store))
     result = check(store, rules, trace_ids=args.trace, engine=args.engine,
                    record=not args.no_record, using=_engine(args))
+    if args.by or args.compare:
+        return _rates(args, store, result, sarif_out, junit_out)
     write_report(sarif_out, dumps(sarif(result)).encode())
     write_report(junit_out, junit(result))
 
@@ -102,6 +140,40 @@ def run_check(args: argparse.Namespace) -> int:
 
     emit(args, result.to_dict(), text)
     return 1 if result.errors else 0
+
+
+def _rates(args: argparse.Namespace, store: Store, result: CheckResult, sarif_out: Any,
+           junit_out: Any) -> int:
+    """``--by`` or ``--compare``: the verdicts over runs decide the exit status."""
+    groups: list[RateGroup]
+    if args.compare:
+        groups, unlabelled = compare_builds(store, result, args.compare,
+                                            max_rate=args.max_rate, alpha=args.alpha,
+                                            margin=args.margin)
+    else:
+        groups, unlabelled = rates_by(store, result, args.by, args.max_rate)
+    write_report(sarif_out, dumps(sarif_rates(result, groups)).encode())
+    write_report(junit_out, junit_rates(groups, args.fail_inconclusive))
+    doc = result.to_dict()
+    doc["rates"] = {"by": args.by, "compare": args.compare, "max_rate": args.max_rate,
+                    "unlabelled": unlabelled, "groups": [g.to_dict() for g in groups]}
+    failed = [g for g in groups if g.fails or (args.fail_inconclusive and g.severity ==
+                                              "error" and g.verdict == "INCONCLUSIVE")]
+
+    def text() -> str:
+        lines = [g.text() for g in groups]
+        if unlabelled:
+            lines.append(f"note: {unlabelled} trace(s) name no scenario and are left out "
+                         "(ingest --scenario)")
+        verdicts = [g.verdict for g in groups]
+        lines.append(", ".join(f"{verdicts.count(v)} {v}" for v in dict.fromkeys(verdicts))
+                     + f" over {result.traces_checked} trace(s), {len(result.rules)} "
+                     "rule(s)" if groups else "no runs of a scenario among the traces "
+                     "checked (ingest --scenario)")
+        return "\n".join(lines)
+
+    emit(args, doc, text)
+    return 1 if failed else 0
 
 
 def _with_invariants(args: argparse.Namespace, rules: Any, sarif_out: Any,

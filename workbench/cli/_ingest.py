@@ -17,6 +17,7 @@ EXAMPLE = """examples:
   workbench ingest exports/          # every trace file under a folder
   workbench ingest synthetic.jsonl --no-redact   # keep values as they are (no secrets)
   workbench ingest exports/ --strict # all or nothing: any unreadable file stores nothing
+  workbench ingest runs/ --scenario refund-flow --build 1.4.2   # runs of one scenario
 
 exit status 4 (partial): of a folder or several files, some could not be read; they are
 listed (stderr, and "refused" with --json) and every other file was stored.
@@ -39,6 +40,14 @@ def register(sub: Any) -> None:
                    help="the environment these traces were recorded in (kept in `traces`; "
                         "replay closes a finding only from its own environment; default: "
                         "default)")
+    p.add_argument("--scenario", metavar="NAME",
+                   help="the scenario these traces are runs of (kept in `traces`; `check "
+                        "--by scenario` gives each rule's violation rate per scenario; "
+                        "default: the resource attribute workbench.scenario, where present)")
+    p.add_argument("--build", metavar="ID",
+                   help="the build of the agent that made these runs (`check --compare "
+                        "BASE..CANDIDATE` compares two; default: the resource attribute "
+                        "workbench.build, where present)")
     p.add_argument("--memory", metavar="SIZE",
                    help="memory for this ingest and its worker processes together, e.g. "
                         "1.5GB or 800MB (default: $WORKBENCH_INGEST_MEMORY, else 1.5GB); "
@@ -97,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = ingest(args.paths, store, format=args.format, progress=progress,
                         redact=args.redact, env=args.env, memory=args.memory,
-                        strict=args.strict)
+                        strict=args.strict, scenario=args.scenario, build=args.build)
     finally:
         progress.done()
     doc = result.to_dict()

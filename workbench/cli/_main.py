@@ -70,6 +70,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "export": ("_export", "write a stored trace or a fixture as JSONL or OTLP"),
     "check": ("_check", "judge stored traces against a rules file"),
     "findings": ("_check", "list recorded findings"),
+    "runs": ("_runs", "run a scenario until its rules' violation rates are decided"),
     "minimize": ("_minimize", "shrink a trace to the steps that still break a rule"),
     "diff": ("_diff", "what changed between two traces"),
     "shadow": ("_diff", "run the old and the new build on frozen fixtures and compare"),

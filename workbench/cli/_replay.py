@@ -10,7 +10,7 @@ from typing import Any
 from ..replay import OUTCOME_CODES, ReplayResult, run_replay
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
-from ._types import integer, seconds
+from ._types import integer, rate_type, seconds
 
 EXAMPLE = """examples:
   workbench replay 3f2a9c1e --target http://127.0.0.1:8080 --auth-env API_TOKEN
@@ -62,6 +62,11 @@ def register(sub: Any) -> None:
     judge.add_argument("--rules", metavar="RULES.yaml",
                        help="the rules file a rule's finding is judged against (default: "
                             "the one it was found with)")
+    p.add_argument("--fixed-below", type=rate_type, metavar="RATE",
+                   help="read the group by this run's reproduction rate: fixed when the "
+                        "upper bound of its 95%% interval is under RATE, flaky when the "
+                        "interval holds it (default: fixed after clean attempts, at least "
+                        "three)")
     p.add_argument("--timeout", type=seconds(maximum=600), default=10.0, metavar="SECONDS",
                    help="per request (default 10)")
     common(p)
@@ -97,6 +102,11 @@ def _text(r: ReplayResult) -> str:
     said = verdict[r.reproduced]
     if r.reproduced is None and any(run.outcome == "diverged" for run in r.runs):
         said = "no attempt landed"
+    rep = r.reproduction()
+    if rep is not None:
+        lines.append(f"  reproduced in {rep['reproduced']} of {rep['observed']} observed "
+                     f"attempt(s) = {rep['rate']:.1%} [{rep['low']:.1%}, {rep['high']:.1%}] "
+                     "(95% Clopper-Pearson)")
     lines.append(f"{said}; group {p.signature} is {r.status}")
     return "\n".join(lines)
 
@@ -106,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
     result = run_replay(store, args.ref, args.target, env=args.env, attempts=args.attempts,
                         auth_env=args.auth_env, oracle_cmd=args.oracle_cmd,
                         oracle_timeout=args.oracle_timeout, allow_writes=args.allow_writes,
-                        invariants=args.invariants, rules=args.rules, timeout=args.timeout)
+                        invariants=args.invariants, rules=args.rules, timeout=args.timeout,
+                        fixed_below=args.fixed_below)
     emit(args, result.to_json(), lambda: _text(result))
     err = result.error
     if err is not None:

@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Callable
 
-__all__ = ["DAY", "PORT", "integer", "multiline_text", "seconds", "text"]
+__all__ = ["DAY", "PORT", "integer", "multiline_text", "rate_type", "seconds", "text"]
 
 #: the longest time any option may name (a day): more is a typo, not a budget
 DAY = 86_400.0
@@ -91,4 +91,15 @@ def multiline_text(value: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{_shown(value)} holds a control character (NUL, ESC …): give the value "
             "without it")
+    return value
+
+
+def rate_type(text: str) -> float:
+    """A rate option: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a rate from 0 to 1")
     return value

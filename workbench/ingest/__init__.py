@@ -7,17 +7,22 @@ data flow, flags), worker processes (``_workers``), the commit, and ``read_trace
 ``workbench.formats``.
 """
 
+from ._labels import BUILD_ATTRIBUTE, SCENARIO_ATTRIBUTE, Labels, check_label
 from ._pipeline import IngestProgress, IngestResult, TraceSummary, check_env, ingest
 from ._read_trace import read_trace
 from ._registry import ADAPTERS, adapter_for, detect, format_names
 
 __all__ = [
     "ADAPTERS",
+    "BUILD_ATTRIBUTE",
+    "SCENARIO_ATTRIBUTE",
     "IngestProgress",
     "IngestResult",
+    "Labels",
     "TraceSummary",
     "adapter_for",
     "check_env",
+    "check_label",
     "detect",
     "format_names",
     "ingest",

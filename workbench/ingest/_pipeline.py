@@ -43,6 +43,7 @@ from ..model import (
 from ..redact import DETECTORS, Redactor
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
+from ._labels import Labels, check_label
 from ._memory import (
     DEFAULT_MEMORY,
     memory_budget,
@@ -265,7 +266,8 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
            progress: Callable[[IngestProgress], None] | None = None,
            workers: int | None = None, redact: bool | bytes = True,
            env: str = "default", memory: int | str | None = None,
-           strict: bool = False, source_name: str | None = None) -> IngestResult:
+           strict: bool = False, scenario: str | None = None,
+           build: str | None = None, source_name: str | None = None) -> IngestResult:
     """Read the files into one new store batch. Re-ingesting a file adds nothing.
 
     A folder, or several files named together: a file that is recognised but cannot be
@@ -290,12 +292,17 @@ def ingest(paths: Sequence[str | os.PathLike[str]], store: Store, *, format: str
     together (default ``$WORKBENCH_INGEST_MEMORY``, else 1.5 GB; docs/ingest.md).
     When another process commits one of the same files while this one is reading, the
     commit is refused and the ingest starts again without that file.
+
+    ``scenario`` and ``build``: what every trace read is a run of, and of which build of
+    the agent (docs/statistics.md); where not given, a trace's OTLP resource attributes
+    ``workbench.scenario`` and ``workbench.build`` name them, else they stay null.
     """
     check_env(env)
+    labels = Labels(env, check_label("--scenario", scenario), check_label("--build", build))
     budget = memory_budget(memory)
     forced = None if format == "auto" else adapter_for(format)
     run = functools.partial(_ingest_once, paths, store, forced, progress, workers, redact,
-                            env, budget, strict, source_name)
+                            labels, budget, strict, source_name)
     for _attempt in range(_RETRIES):
         try:
             return run()
@@ -332,7 +339,7 @@ def _lost_race(paths: Sequence[str | os.PathLike[str]], store: Store) -> bool:
 
 def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: Adapter | None,
                  progress: Callable[[IngestProgress], None] | None,
-                 requested: int | None, redact: bool | bytes, env: str,
+                 requested: int | None, redact: bool | bytes, env: Labels,
                  budget: int, strict: bool, source_name: str | None = None) -> IngestResult:
     files = _expand(paths)
     # the worker processes start now, importing the ingest code while the files are
@@ -348,7 +355,7 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
 def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
                   store: Store, forced: Adapter | None,
                   progress: Callable[[IngestProgress], None] | None,
-                  requested: int | None, redact: bool | bytes, env: str,
+                  requested: int | None, redact: bool | bytes, env: Labels,
                   budget: int, refusals: Refusals,
                   source_name: str | None = None) -> IngestResult:
     result = IngestResult(refused=refusals.refused)
@@ -439,17 +446,20 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str,
 
 def _traces(batch_id: str, stats: dict[str, TraceStats], infos: dict[str, TraceInfo],
             sources: list[tuple[SourceFile, Adapter]], shown: list[str],
-            hits: dict[str, Counter[str]] | None, env: str = "default") -> pa.Table:
+            hits: dict[str, Counter[str]] | None, labels: Labels | None = None) -> pa.Table:
     """The batch's ``traces`` table."""
     now = dt.datetime.now(dt.UTC)
     rows = []
     for tid, st in stats.items():
         src, adapter = sources[st.src]
         info = infos.get(tid) or TraceInfo(tid)
+        labels = labels or Labels()
+        scenario, build = labels.of(info)
         rows.append(trace_row(
             trace_id=tid, source_format=adapter.name, source_path=shown[st.src],
             source_sha256=src.sha256, ingested_at=now, batch=batch_id, events=st.events,
             start_ns=st.start_ns, end_ns=st.end_ns, root_task=info.root_task,
             tools=info.tools, versions=info.versions, redaction=_redaction(hits, tid),
-            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans}, env=env))
+            attrs={**info.attrs, "counts": st.counts, "orphans": st.orphans},
+            env=labels.env, scenario=scenario, build=build))
     return pa.Table.from_pylist(rows, schema=TRACES)

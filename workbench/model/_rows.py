@@ -47,7 +47,8 @@ def trace_row(*, trace_id: str, source_format: str, source_path: str, source_sha
               batch: str, events: int, start_ns: int | None, end_ns: int | None,
               root_task: str | None = None, tools: Any = None, versions: Any = None,
               redaction: Any = None, derived_from: str | None = None, attrs: Any = None,
-              ingested_at: dt.datetime | None = None, env: str = "default") -> dict[str, Any]:
+              ingested_at: dt.datetime | None = None, env: str = "default",
+              scenario: str | None = None, build: str | None = None) -> dict[str, Any]:
     """One row of the ``traces`` table, its columns in schema order. The JSON columns
     take values (``None``: ``[]`` for ``tools``, else ``{}``) or JSON text, kept as it
     is; ``ingested_at`` is now (UTC) unless given."""
@@ -59,4 +60,5 @@ def trace_row(*, trace_id: str, source_format: str, source_path: str, source_sha
         "root_task": root_task, "tools": _json_text(tools, []),
         "versions": _json_text(versions, {}), "redaction": _json_text(redaction, {}),
         "derived_from": derived_from, "attrs": _json_text(attrs, {}), "env": env,
+        "scenario": scenario, "build": build,
     }

@@ -85,6 +85,10 @@ _TRACE_COLUMNS = (
     Column("attrs", pa.string(), False, "JSON: other trace-level metadata"),
     Column("env", pa.string(), False, "the environment it was recorded in (ingest --env); "
            "a store written before the column reads 'default'"),
+    Column("scenario", pa.string(), True, "the scenario this trace is a run of (ingest "
+           "--scenario, or the resource attribute workbench.scenario); null when not known"),
+    Column("build", pa.string(), True, "the build of the agent that made the run (ingest "
+           "--build, or the resource attribute workbench.build); null when not known"),
 )
 
 
@@ -137,6 +141,12 @@ _REPLAY_COLUMNS = (
            "on what it was recorded against, or at which the attempt stopped"),
     Column("divergence", pa.string(), True, "that step: what it was answered and the "
            "likely cause"),
+    Column("fixed_below", pa.float64(), True, "replay --fixed-below: the reproduction rate "
+           "under which the run reads the group fixed by its upper bound; null: the "
+           "clean-attempts reading"),
+    Column("rate_low", pa.float64(), True, "the run's reproduction rate over its observed "
+           "attempts: the 95% Clopper-Pearson lower bound"),
+    Column("rate_high", pa.float64(), True, "the same, its upper bound"),
 )
 
 

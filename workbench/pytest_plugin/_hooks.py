@@ -3,6 +3,7 @@ and ``pytest_configure``, which registers one plugin object per concern."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from . import _fixtures
 from ._collect import CollectPlugin
 from ._flakes import load_flakes
 from ._quarantine import Quarantine
+from ._runs import MARKER, AgentRunsPlugin
 from ._seed import PinnedSeed
 from ._serve import ServePlugin
 
@@ -53,6 +55,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      "random one per test)")
     parser.addini("workbench_canary", "the canary credential of contract_server",
                   default=None)
+    g.addoption("--workbench-build", metavar="ID", default=None,
+                help="the build of the agent under test, for the agent_run fixture "
+                     "(default: $WORKBENCH_BUILD)")
+    parser.addini("workbench_build", "the build of the agent under test", default=None)
 
 
 def _int(config: pytest.Config, option: str, ini: str) -> int | None:
@@ -103,6 +109,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ServePlugin(str(canary) if canary else None),
                                   "workbench-contract-server")
     config.pluginmanager.register(CollectPlugin(), "workbench-otlp-collector")
+    config.addinivalue_line("markers", f"{MARKER}(max_runs=40, max_rate=0.05, alpha=0.05, "
+                            "beta=0.05, good_rate=None, bad_rate=None, scenario=None): run "
+                            "the test until a sequential test decides its failure rate")
+    build = (config.getoption("--workbench-build") or config.getini("workbench_build")
+             or os.environ.get("WORKBENCH_BUILD") or None)
+    config.pluginmanager.register(AgentRunsPlugin(str(build) if build else None),
+                                  "workbench-agent-runs")
     seed = _int(config, "--pin-seed", "workbench_seed")
     if seed is not None:
         config.pluginmanager.register(PinnedSeed(seed), "workbench-pinned-seed")

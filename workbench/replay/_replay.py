@@ -85,6 +85,7 @@ class ReplayResult:
     seconds: float = 0.0
     mode: str = "http"
     regenerated: int = 0
+    fixed_below: float | None = None
 
     @property
     def reproduced(self) -> bool | None:
@@ -98,6 +99,21 @@ class ReplayResult:
         """The first attempt that observed nothing, when none observed anything."""
         return None if self.reproduced is not None or not self.runs else self.runs[0]
 
+    def reproduction(self) -> dict[str, Any] | None:
+        """The reproduction rate over the attempts that observed a result (reproduced
+        or clean), with its Clopper-Pearson interval (docs/statistics.md); None when
+        none did."""
+        seen = [r.reproduced for r in self.runs if r.reproduced is not None]
+        if not seen:
+            return None
+        from ..stats import CONFIDENCE, interval
+
+        low, high = interval(sum(seen), len(seen))
+        return {"reproduced": sum(seen), "observed": len(seen),
+                "rate": round(sum(seen) / len(seen), 6), "low": round(low, 6),
+                "high": round(high, 6), "confidence": CONFIDENCE,
+                "interval": "clopper-pearson"}
+
     def to_json(self) -> dict[str, Any]:
         p = self.picked
         return {"finding": p.finding_id, "group": p.signature, "env": self.env,
@@ -107,7 +123,8 @@ class ReplayResult:
                 "rule": p.rule, "finding_env": p.env, "source_trace": p.source_trace,
                 "mode": self.mode, "regenerated": self.regenerated,
                 "seconds": round(self.seconds, 3),
-                "error": self._error()}
+                "error": self._error(), "reproduction": self.reproduction(),
+                "fixed_below": self.fixed_below}
 
     def _error(self) -> dict[str, Any] | None:
         """When no attempt observed anything: the error envelope's keys, so a script
@@ -124,10 +141,13 @@ def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
                attempts: int = 3, auth_env: Sequence[str] = (),
                oracle_cmd: str | None = None, oracle_timeout: float | None = None,
                allow_writes: Sequence[str] = (), invariants: str | None = None,
-               rules: str | None = None, timeout: float = 10.0) -> ReplayResult:
+               rules: str | None = None, timeout: float = 10.0,
+               fixed_below: float | None = None) -> ReplayResult:
     """Replay the finding or group ``ref`` against ``target``; see the module docstring.
     Bad input raises before anything is sent or written; what an attempt could not
-    observe is recorded as its outcome ``error``."""
+    observe is recorded as its outcome ``error``. ``fixed_below``: the group reads fixed
+    when the run's reproduction rate has its upper bound under this, flaky when its
+    interval holds it (docs/statistics.md); else three clean attempts stay the reading."""
     started = time.perf_counter()
     # what recording an attempt converts first imports pandas under pyarrow (about
     # 0.3 s): let that happen while the steps are on the wire
@@ -136,12 +156,16 @@ def run_replay(store: Store, ref: str, target: str, *, env: str | None = None,
         raise UsageError(f"--attempts must be 1..{MAX_ATTEMPTS}, not {attempts}")
     if timeout <= 0:
         raise UsageError(f"--timeout must be positive, not {timeout}")
+    if fixed_below is not None and not 0 < fixed_below < 1:
+        raise UsageError(f"--fixed-below {fixed_below!r} is not a rate between 0 and 1",
+                         code="RATE_INVALID", hint="e.g. --fixed-below 0.05")
     tgt = parse_target(target, allow_writes)
     picked = pick(store, ref)
     env = check_env(env) if env is not None else picked.env
     creds = credentials(auth_env)
     trace = store.trace(picked.source_trace)
-    result = ReplayResult(uuid.uuid4().hex[:12], picked, env, tgt.url, attempts)
+    result = ReplayResult(uuid.uuid4().hex[:12], picked, env, tgt.url, attempts,
+                          fixed_below=fixed_below)
     if oracle_cmd is not None:
         result.mode = "oracle"
         # {target} in the command becomes the target URL; {trace} the steps' JSONL file
@@ -279,6 +303,8 @@ def _ingest(store: Store, played: list[tuple[int, dt.datetime, Attempt]],
 
 def _record(store: Store, result: ReplayResult) -> None:
     p = result.picked
+    rep = result.reproduction()
+    low, high = (rep["low"], rep["high"]) if rep else (None, None)
     rows = [{"replay_id": result.replay_id, "attempt": r.attempt, "started_at": r.started_at,
              "finding": p.finding_id, "signature": p.signature, "rule": p.rule,
              "finding_env": p.env, "env": result.env, "target": result.target,
@@ -287,7 +313,8 @@ def _record(store: Store, result: ReplayResult) -> None:
              "trace_id": r.trace_id, "error_code": r.error_code,
              "error_message": r.error_message, "seconds": r.seconds,
              "diverged_step": None if r.divergence is None else r.divergence.step,
-             "divergence": None if r.divergence is None else r.divergence.message}
+             "divergence": None if r.divergence is None else r.divergence.message,
+             "fixed_below": result.fixed_below, "rate_low": low, "rate_high": high}
             for r in result.runs]
     if rows:
         store.append("replays", pa.Table.from_pylist(rows, schema=REPLAYS))

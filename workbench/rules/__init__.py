@@ -7,6 +7,7 @@ from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
 from ._python import PythonEngine, check_trace
+from ._rates import BY_COLUMNS, RateGroup, compare_builds, junit_rates, rates_by, sarif_rates
 from ._report import (
     SARIF_LEVEL,
     ReportRule,
@@ -24,6 +25,7 @@ from .bodies import BODIES, Absent, Before, Count, Every, Exists, Flow, Never, O
 
 __all__ = [
     "BODIES",
+    "BY_COLUMNS",
     "ENGINES",
     "SARIF_LEVEL",
     "SPARK_INSTALL_HINT",
@@ -42,6 +44,7 @@ __all__ = [
     "Never",
     "Order",
     "PythonEngine",
+    "RateGroup",
     "ReportRule",
     "Rule",
     "RuleBody",
@@ -55,16 +58,20 @@ __all__ = [
     "blank",
     "check",
     "check_trace",
+    "compare_builds",
     "finding_json",
     "has_ref_loop",
     "java_available",
     "junit",
     "junit_findings",
+    "junit_rates",
     "load_rules",
     "parse_rules",
+    "rates_by",
     "sarif",
     "sarif_findings",
     "sarif_log",
+    "sarif_rates",
     "sel",
     "shape",
     "signature",

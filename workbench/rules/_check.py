@@ -37,6 +37,8 @@ class CheckResult:
     checked_at: dt.datetime
     seconds: float = 0.0
     recorded: bool = field(default=False)
+    #: the traces judged (``traces_checked`` of them)
+    trace_ids: tuple[str, ...] = ()
 
     @property
     def errors(self) -> int:
@@ -71,7 +73,8 @@ def check(store: Store, rules: RuleSet, *, trace_ids: Sequence[str] | None = Non
     findings.sort(key=lambda f: (order[f.rule], f.trace_id, -1 if f.seq is None else f.seq,
                                  f.event_ids))
     result = CheckResult(findings, len(all_ids), rules, engine, uuid.uuid4().hex[:12],
-                         checked_at, time.perf_counter() - started)
+                         checked_at, time.perf_counter() - started,
+                         trace_ids=tuple(all_ids))
     if record and findings:
         rows = [f.to_row(result.run_id, checked_at, rules.source) for f in findings]
         store.append("findings", pa.Table.from_pylist(rows, schema=FINDINGS))

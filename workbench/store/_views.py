@@ -14,7 +14,9 @@ __all__ = ["FIXED_AFTER", "create_views"]
 _SCHEMAS = {"events": EVENTS, "traces": TRACES, "findings": FINDINGS, "replays": REPLAYS}
 #: what a column added after stores were first written reads as in an older file
 _ADDED = {("traces", "env"): "'default'", ("replays", "diverged_step"): "NULL",
-          ("replays", "divergence"): "NULL"}
+          ("replays", "divergence"): "NULL", ("traces", "scenario"): "NULL",
+          ("traces", "build"): "NULL", ("replays", "fixed_below"): "NULL",
+          ("replays", "rate_low"): "NULL", ("replays", "rate_high"): "NULL"}
 #: a group is ``fixed`` after the last N replays in its own environment were clean: N the
 #: attempts of the latest replay run there, and never fewer than this (three clean
 #: replays in a row, as Schemathesis' ``st replay`` asks)
@@ -53,7 +55,7 @@ def _sql_type(t: pa.DataType) -> str:
 def create_views(con: duckdb.DuckDBPyConnection, files: dict[str, list[Path]]) -> None:
     """``events``, ``traces``, ``tool_calls``, ``findings`` (with its computed
     ``finding_id``), ``replays`` and ``finding_groups``, empty but typed when nothing is
-    stored. A column a store's older files lack (``traces.env``,
+    stored. A column a store's older files lack (``traces.env``, ``traces.scenario``,
     ``replays.diverged_step``) reads as its default."""
     for table, schema in _SCHEMAS.items():
         name = "_findings_rows" if table == "findings" else table

@@ -5,7 +5,10 @@
 -- `open` otherwise -- and `open` again when a check finds the signature after them (a
 -- regression: a finding on a trace ingested after them; re-checking the old traces does
 -- not reopen it). Only attempts that observed a result count: `reproduced`, or `clean` with
--- every step landed; `diverged` and `error` observed nothing.
+-- every step landed; `diverged` and `error` observed nothing. A run made with
+-- `replay --fixed-below RATE` is read by its reproduction rate instead (docs/statistics.md):
+-- `fixed` when the upper bound of its 95% interval is under RATE, `flaky` when the
+-- interval holds RATE, `open` when even its lower bound is at or over it.
 CREATE VIEW finding_groups AS
 WITH found AS (
     SELECT f.*, coalesce(t.env, 'default') AS env,
@@ -30,7 +33,7 @@ grouped AS (
     GROUP BY signature
 ),
 own AS (
-    SELECT signature, started_at, reproduced, run_attempts,
+    SELECT signature, started_at, reproduced, run_attempts, fixed_below, rate_low, rate_high,
            row_number() OVER (PARTITION BY signature
                               ORDER BY started_at DESC, attempt DESC) AS k
     FROM (SELECT *, max(attempt) OVER (PARTITION BY replay_id) AS run_attempts
@@ -38,11 +41,15 @@ own AS (
     WHERE outcome IN ('reproduced', 'clean') AND env = finding_env
 ),
 needed AS (
-    SELECT signature, greatest(run_attempts, {FIXED_AFTER}) AS n_needed FROM own WHERE k = 1
+    SELECT signature, greatest(run_attempts, {FIXED_AFTER}) AS n_needed, fixed_below,
+           rate_low, rate_high
+    FROM own WHERE k = 1
 ),
 recent AS (
     SELECT o.signature, count(*) AS n, count(*) FILTER (WHERE o.reproduced) AS hits,
-           max(o.started_at) AS at, any_value(d.n_needed) AS n_needed
+           max(o.started_at) AS at, any_value(d.n_needed) AS n_needed,
+           any_value(d.fixed_below) AS fixed_below, any_value(d.rate_low) AS rate_low,
+           any_value(d.rate_high) AS rate_high
     FROM own o JOIN needed d USING (signature)
     WHERE o.k <= d.n_needed
     GROUP BY o.signature
@@ -65,6 +72,10 @@ SELECT
     g.count, g.runs, g.traces,
     CASE
         WHEN r.n IS NULL OR g.last_recorded > r.at THEN 'open'
+        WHEN r.fixed_below IS NOT NULL THEN CASE
+            WHEN r.rate_high < r.fixed_below THEN 'fixed'
+            WHEN r.rate_low < r.fixed_below THEN 'flaky'
+            ELSE 'open' END
         WHEN r.hits = 0 AND r.n >= r.n_needed THEN 'fixed'
         WHEN r.hits > 0 AND r.hits < r.n THEN 'flaky'
         ELSE 'open'

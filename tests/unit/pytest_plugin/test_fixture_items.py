@@ -180,6 +180,18 @@ def test_the_replay_item_passes_a_fixed_run(project, args):
     result.stdout.fnmatch_lines([f"{FIXTURE}::replay PASSED*"])
 
 
+def test_the_replay_runs_as_a_run_of_the_fixtures_scenario(project, monkeypatch):
+    monkeypatch.setenv("WORKBENCH_BUILD", "2.0")
+    monkeypatch.setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=agent")
+    check = ("import os, sys\n"
+             "if os.environ['OTEL_RESOURCE_ATTRIBUTES'] != 'service.name=agent,"
+             "workbench.scenario=archive,workbench.build=2.0' "
+             "or os.environ['WORKBENCH_SCENARIO'] != 'archive': sys.exit(3)\n")
+    project.path.joinpath("agent.py").write_text(check + FIXED_AGENT)
+    with_workbench(project, f'replay = "{sys.executable} agent.py {{fixture}}"\n')
+    project.runpytest().assert_outcomes(passed=3)
+
+
 @pytest.mark.parametrize("script, timeout, words", [
     ("import sys; sys.exit(3)", 120, "the command exited with status 3"),
     ("pass", 120, "it printed no trace on standard output"),
