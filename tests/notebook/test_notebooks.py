@@ -167,9 +167,12 @@ def test_a_link_opens_its_trace_and_step(executed):
 def test_store_queries_run_end_to_end(executed):
     nb = executed["03_store_queries.ipynb"]
     text = _text(nb)
-    assert "15 new trace(s)" in text  # the examples, the ops-agent HARs among them
-    assert "rules.yaml: 16 finding(s): 14 error(s), 2 warning(s), 9 signature(s)" in text
-    assert "archive-incident.rules.yaml: 9 finding(s)" in text
+    # the examples: the ops-agent HARs, the projects API's recording and the diff's
+    # golden and candidate runs among them; the candidate archives p18 unapproved
+    # (4 findings of its own, the golden run none)
+    assert "18 new trace(s)" in text
+    assert "rules.yaml: 20 finding(s): 18 error(s), 2 warning(s), 9 signature(s)" in text
+    assert "archive-incident.rules.yaml: 13 finding(s)" in text
     charts = [s for s in _widgets(nb).values() if s["model_name"] == "AnyModel"
               and "spec" in s["state"]]
     assert len(charts) == 3
