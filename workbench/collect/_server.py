@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +27,7 @@ from urllib.parse import urlsplit
 from ..ingest import check_env
 from ..model import UsageError, dumps_bytes
 from ..redact import Redactor
-from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host
+from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host, stop_on
 from ..store import Store
 from ._commit import Committer
 from ._request import JSON, PROTOBUF, Export, Refused, decode_body, media_type, split
@@ -262,13 +261,7 @@ async def _run(server: HttpServer, app: App,
                stopper: Callable[[Callable[[], None]], None] | None,
                ready: Callable[[dict[str, Any]], None] | None, doc: dict[str, Any]) -> None:
     loop = asyncio.get_running_loop()
-    if stopper is None:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.add_signal_handler(sig, server.stop)
-    else:
-        def stop() -> None:
-            loop.call_soon_threadsafe(server.stop)
-        stopper(stop)
+    stop_on(server, stopper)
     task = asyncio.ensure_future(server.run())
     ticker = asyncio.ensure_future(_tick(app, loop))
     await asyncio.sleep(0)

@@ -31,7 +31,7 @@ from ._match import Matcher, Request
 from ._recorder import Recorder, commit_orphans, new_trace_id
 from ._scenario import Scenario, load_sources, parse_failures
 
-__all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve"]
+__all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve", "stop_on"]
 
 SERVED_HEADER = "x-workbench-served"
 """Set on every answer: ``recording`` (a recorded exchange as recorded), ``injected`` (one
@@ -257,16 +257,23 @@ def serve(sources: list[str | os.PathLike[str]], store: Store, *, host: str = "1
                        str(store.root), committed, recovered)
 
 
-async def _run(server: HttpServer, stopper: Callable[[Callable[[], None]], None] | None,
-               ready: Callable[[dict[str, Any]], None] | None, doc: dict[str, Any]) -> None:
+def stop_on(server: HttpServer, stopper: Callable[[Callable[[], None]], None] | None) -> None:
+    """What stops ``server``: SIGINT and SIGTERM, or, when ``stopper`` is given (a
+    library caller, a test), the function it is handed, callable from any thread."""
     loop = asyncio.get_running_loop()
     if stopper is None:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, server.stop)
-    else:
-        def stop() -> None:
-            loop.call_soon_threadsafe(server.stop)
-        stopper(stop)
+        return
+
+    def stop() -> None:
+        loop.call_soon_threadsafe(server.stop)
+    stopper(stop)
+
+
+async def _run(server: HttpServer, stopper: Callable[[Callable[[], None]], None] | None,
+               ready: Callable[[dict[str, Any]], None] | None, doc: dict[str, Any]) -> None:
+    stop_on(server, stopper)
     task = asyncio.ensure_future(server.run())
     await asyncio.sleep(0)
     if ready is not None:
