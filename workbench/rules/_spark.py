@@ -20,6 +20,7 @@ rule, and why).
 
 from __future__ import annotations
 
+import heapq
 import os
 import pickle
 import re
@@ -32,15 +33,17 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import duckdb
 import pyarrow as pa
 
-from ..model import EVENTS, Event, Trace, WorkbenchError
+from ..model import EVENTS, WorkbenchError
 from ..store import Store
 from ._engine import Violation, word
 from ._findings import Finding
 from ._rule import RuleSet
+from ._sparktask import TaskLimits, judge_partitions
 
-__all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "java_available",
+__all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "balance", "java_available",
            "spark_failure"]
 
 SPARK_INSTALL_HINT = ("install the Spark extra (pip install 'trace-workbench[spark]') and "
@@ -158,30 +161,55 @@ def _shippable(rules: RuleSet) -> None:
             ) from None
 
 
-def _judge(rules: RuleSet) -> Any:
-    """The function each trace's group of rows is given to, on an executor."""
-    names = EVENTS.names
+def _slots(spark: Any, master: str | None) -> int:
+    """The tasks one executor runs at once: ``local[N]``'s N, else the executor's
+    cores, each divided by ``spark.task.cpus``."""
+    conf = spark.sparkContext.getConf()
+    cores = conf.get("spark.executor.cores", None)
+    if cores is None:
+        cores = spark.sparkContext.defaultParallelism if (master or "local").startswith(
+            "local") else 1
+    return max(1, int(cores) // _task_cpus(spark))
 
-    def judge(table: pa.Table) -> pa.Table:
-        rows = table.select(names).sort_by("seq").to_pylist()
-        trace = Trace.from_events(Event.from_row(r) for r in rows)
-        out: dict[str, list[Any]] = {"rule": [], "trace_id": [], "events": []}
-        for i, rule in enumerate(rules):
-            for primary in rule.body.violations(trace):
-                out["rule"].append(i)
-                out["trace_id"].append(trace.trace_id)
-                out["events"].append(list(primary))
-        return pa.table(out, schema=pa.schema([
-            ("rule", pa.int32()), ("trace_id", pa.string()),
-            ("events", pa.list_(pa.string()))]))
 
-    return judge
+def _task_cpus(spark: Any) -> int:
+    return max(1, int(spark.sparkContext.getConf().get("spark.task.cpus", "1")))
+
+
+def balance(counts: Sequence[tuple[str, int]], parts: int) -> dict[str, int]:
+    """Each trace's partition, so that the partitions' event counts are even: the
+    largest trace first, each to the lightest partition so far (a trace larger than a
+    partition's share gets one of its own)."""
+    heap = [(0, p) for p in range(parts)]
+    out: dict[str, int] = {}
+    for tid, n in sorted(counts, key=lambda c: (-c[1], c[0])):
+        load, p = heapq.heappop(heap)
+        out[tid] = p
+        heapq.heappush(heap, (load + n, p))
+    return out
+
+
+def _keys(spark: Any, parts: int) -> list[int]:
+    """For each partition p, a number Spark's hash partitioning sends to p (it places
+    a row by ``pmod(hash(key), parts)``): asked of Spark, not re-implemented."""
+    from pyspark.sql import functions as F
+
+    need: dict[int, int] = {}
+    span = 0
+    while len(need) < parts:
+        rows = (spark.range(span, span + 64 * parts)
+                .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p")).collect())
+        for r in rows:
+            need.setdefault(int(r["p"]), int(r["id"]))
+        span += 64 * parts
+    return [need[p] for p in range(parts)]
 
 
 class SparkEngine:
-    """The ``Engine`` that runs each rule on Spark over the store's files: ``master`` a
+    """The ``Engine`` that runs the rules on Spark over the store's files: ``master`` a
     Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
-    given), ``partitions`` the shuffle's partitions (default: Spark's)."""
+    given), ``partitions`` how many partitions the traces are dealt into (default: two
+    per task slot)."""
 
     def __init__(self, master: str | None = None, partitions: int | None = None) -> None:
         self.master = master
@@ -194,17 +222,29 @@ class SparkEngine:
             return []
         spark = _session(self.master, self.partitions)
         _shippable(rules)
+        counts = _event_counts(store, trace_ids)
+        if not counts:
+            return []
         from pyspark.sql import functions as F
         from pyspark.sql.pandas.types import from_arrow_schema
 
+        slots = _slots(spark, self.master)
+        parts = max(1, min(len(counts), self.partitions or 2 * slots))
+        limits = TaskLimits(slots=slots, threads=_task_cpus(spark))
         try:
-            events = spark.read.schema(from_arrow_schema(EVENTS)).parquet(*files)
-            if trace_ids is not None:
-                events = events.filter(F.col("trace_id").isin(list(trace_ids)))
-            with warnings.catch_warnings():
+            with warnings.catch_warnings():  # PySpark's warnings about pandas versions
                 warnings.simplefilter("ignore", FutureWarning)
-                found = (events.groupBy("trace_id").applyInArrow(_judge(rules), _OUT)
-                         .collect())
+                keys = _keys(spark, parts)
+                placed = balance(counts, parts)
+                assign = spark.createDataFrame(pa.table(
+                    {"trace_id": list(placed),
+                     "_part": [keys[p] for p in placed.values()]}))
+                events = spark.read.schema(from_arrow_schema(EVENTS)).parquet(*files)
+                # an inner join: the scope too
+                events = events.join(F.broadcast(assign), "trace_id")
+                judged = (events.repartition(parts, "_part").select(*EVENTS.names)
+                          .mapInArrow(judge_partitions(rules, limits, EVENTS.names), _OUT))
+                found = judged.collect()
         except Exception as exc:
             known = spark_failure(exc, store.root)
             if known is None:
@@ -213,7 +253,7 @@ class SparkEngine:
         ids = [r.id for r in rules]
         out = [Violation(ids[row["rule"]], row["trace_id"], tuple(row["events"]))
                for row in found]
-        # rule by rule, then by trace; within a trace the body's own (step) order
+        # rule by rule, then by trace; within a trace the DuckDB engine's (step) order
         out.sort(key=lambda v: (ids.index(v.rule), v.trace_id))
         return out
 
@@ -222,10 +262,30 @@ class SparkEngine:
         return word(store, rules, self.violations(store, rules, trace_ids))
 
 
+def _event_counts(store: Store, trace_ids: Sequence[str] | None) -> list[tuple[str, int]]:
+    """(trace id, events) of the traces in scope, from the ``traces`` files alone (the
+    events files are Spark's to read, and to report unreadable)."""
+    files = [str(p) for p in store.files("traces")]
+    if not files:
+        return []
+    con = duckdb.connect()
+    try:
+        rows = con.execute('SELECT "trace_id", "events" FROM read_parquet(?)',
+                           [files]).fetchall()
+    except duckdb.Error as exc:
+        raise store.read_error(exc) from None
+    finally:
+        con.close()
+    if trace_ids is not None:
+        scope = set(trace_ids)
+        rows = [r for r in rows if r[0] in scope]
+    return [(str(t), int(n)) for t, n in rows]
+
+
 _UNREADABLE = ("PATH_NOT_FOUND", "FileNotFoundException", "AccessDeniedException",
                "Permission denied", "CANNOT_READ_FILE", "FAILED_READ_FILE",
                "is not a Parquet file")
-_NO_MODULE = re.compile(r"No module named '(workbench|pyarrow|orjson|jsonschema)[.']")
+_NO_MODULE = re.compile(r"No module named '(workbench|duckdb|pyarrow|orjson|jsonschema)[.']")
 
 
 def spark_failure(exc: BaseException, root: Path) -> SparkError | None:

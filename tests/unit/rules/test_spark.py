@@ -12,11 +12,12 @@ import sys
 import threading
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
-from workbench.rules._spark import spark_failure
+from workbench.rules._spark import balance, spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -163,6 +164,8 @@ def test_master_without_the_spark_engine(cli_store: Path) -> None:
      "SPARK_UNAVAILABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'pyarrow'",
      "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'duckdb'",
+     "SPARK_UNAVAILABLE"),
     # look-alikes that are bugs, to be reported as such (exit 3), not coded away
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench_extras'", None),
     ("PythonException: ... KeyError: 'seq'", None),
@@ -175,3 +178,46 @@ def test_spark_failures_that_are_not_bugs(message: str, code: str | None) -> Non
     assert (got.code if got is not None else None) == code
     if got is not None:
         assert got.hint
+        module = message.split("No module named '")[-1].split("'")[0].split(".")[0]
+        assert module in got.message
+
+
+def test_balance_gives_a_giant_trace_its_own_partition() -> None:
+    counts = [("giant", 1000), *[(f"t{i}", 10) for i in range(60)]]
+    placed = balance(counts, 4)
+    assert set(placed) == {tid for tid, _ in counts}
+    loads = [sum(n for tid, n in counts if placed[tid] == p) for p in range(4)]
+    assert [tid for tid in placed if placed[tid] == placed["giant"]] == ["giant"]
+    assert sorted(loads) == [200, 200, 200, 1000]
+    assert balance(counts, 4) == placed  # the same deal every time
+
+
+def test_balance_evens_out_small_traces() -> None:
+    counts = [(f"t{i}", 1 + i % 7) for i in range(700)]
+    loads = [0] * 3
+    for tid, p in balance(counts, 3).items():
+        loads[p] += dict(counts)[tid]
+    assert max(loads) - min(loads) <= 7
+
+
+def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None:
+    """The function each Spark task runs, called here on the examples' events in small
+    batches and with a small memory limit: the DuckDB engine's violations exactly,
+    rule by rule as indices into the rule set."""
+    import pyarrow.parquet as pq
+
+    from workbench.model import EVENTS
+    from workbench.rules._sparktask import TaskLimits, judge_partitions
+
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    table = pq.ParquetFile(examples_store.files("events")[0]).read()
+    for f in examples_store.files("events")[1:]:
+        table = pa.concat_tables([table, pq.ParquetFile(f).read()])
+    assert table.num_rows > 40
+    judge = judge_partitions(rules, TaskLimits(slots=2, threads=1), EVENTS.names)
+    out = pa.Table.from_batches(list(judge(iter(table.to_batches(max_chunksize=7)))))
+    ids = [r.id for r in rules]
+    got = [(ids[r["rule"]], r["trace_id"], tuple(r["events"])) for r in out.to_pylist()]
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert len(want) >= 9
+    assert sorted(got) == sorted(want)
