@@ -1,14 +1,15 @@
 """The Spark engine: the same rules over the store's Parquet files on Apache Spark.
 
-Rules are trace-local, so the plan is a scan of the committed ``events`` files (the
-paths the commit records name, as the DuckDB views read them), the scope's trace ids
-as a filter, and a shuffle by ``trace_id``; each group, one whole trace, is judged on
-an executor by the rule bodies themselves (``RuleBody.violations``, the reference
-meaning of the language, shipped there pickled). No rule is written twice, and the
-violations are exactly the Python engine's; they are worded on the driver by ``word``,
-as the DuckDB engine's are, so findings, signatures and messages are identical.
-docs/scale.md says why this plan and not Spark SQL compiled or transpiled from the
-DuckDB queries (measured by ``bench/spark_transpile.py``).
+Rules are trace-local, so the plan is: Spark scans the committed ``events`` files (the
+paths the commit records name, as the DuckDB views read them), keeps the traces in
+scope, and deals whole traces into partitions balanced by the ``traces`` table's event
+counts (a trace larger than a partition's share gets one to itself); each partition is
+judged on an executor by the DuckDB engine's own SQL (``_sql.sql_violations``) in a
+DuckDB of the task's own (``_sparktask``). No rule is written twice: every body runs
+the query it runs on the DuckDB engine, so the violations are that engine's, exactly;
+they are worded on the driver by ``word``, as the DuckDB engine's are, so findings,
+signatures and messages are identical. docs/scale.md says why not Spark SQL compiled or
+transpiled from the DuckDB queries (``bench/spark_transpile.py``).
 
 What fails is said with a code, never a traceback and never a quiet fall back to
 another engine: ``SPARK_UNAVAILABLE`` (no PySpark, no Java, executors whose Python lacks
