@@ -42,7 +42,7 @@ from ..store import Store
 from ._engine import Violation, word
 from ._findings import Finding
 from ._rule import RuleSet
-from ._sparktask import TaskLimits, judge_partitions
+from ._sparktask import Piece, TaskLimits, judge_partitions, judge_pieces
 
 __all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "balance", "java_available",
            "spark_failure"]
@@ -209,12 +209,17 @@ def _keys(spark: Any, parts: int) -> list[int]:
 class SparkEngine:
     """The ``Engine`` that runs the rules on Spark over the store's files: ``master`` a
     Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
-    given), ``partitions`` how many partitions the traces are dealt into (default: two
-    per task slot)."""
+    given), ``partitions`` how many tasks the work is dealt into (default: two per task
+    slot). ``shuffle``: Spark reads the events and deals whole traces into partitions
+    (a shuffle); else (the default) each task's DuckDB reads whole pieces of the events
+    files itself, which a trace never crosses (docs/store.md), and no event crosses the
+    network."""
 
-    def __init__(self, master: str | None = None, partitions: int | None = None) -> None:
+    def __init__(self, master: str | None = None, partitions: int | None = None,
+                 shuffle: bool = False) -> None:
         self.master = master
         self.partitions = partitions
+        self.shuffle = shuffle
 
     def violations(self, store: Store, rules: RuleSet,
                    trace_ids: Sequence[str] | None) -> list[Violation]:
@@ -223,15 +228,56 @@ class SparkEngine:
             return []
         spark = _session(self.master, self.partitions)
         _shippable(rules)
+        slots = _slots(spark, self.master)
+        limits = TaskLimits(slots=slots, threads=_task_cpus(spark))
+        if self.shuffle:
+            found = self._shuffled(spark, store, rules, trace_ids, files, limits)
+        else:
+            found = self._pieces(spark, store, rules, trace_ids, files, limits)
+        ids = [r.id for r in rules]
+        out = [Violation(ids[rule], tid, tuple(events)) for rule, tid, events in found]
+        # rule by rule, then by trace; within a trace the DuckDB engine's (step) order
+        out.sort(key=lambda v: (ids.index(v.rule), v.trace_id))
+        return out
+
+    def _pieces(self, spark: Any, store: Store, rules: RuleSet,
+                trace_ids: Sequence[str] | None, files: list[str],
+                limits: TaskLimits) -> list[tuple[int, str, list[str]]]:
+        """The shuffle-free plan: pieces of files dealt to tasks by their rows."""
+        parts = self.partitions or 2 * limits.slots
+        pieces = file_pieces(store, files, parts)
+        if not pieces:
+            return []
+        tasks = min(parts, len(pieces))
+        placed = balance([(str(i), p.rows) for i, p in enumerate(pieces)], tasks)
+        dealt: list[list[Piece]] = [[] for _ in range(tasks)]
+        for i, p in enumerate(pieces):
+            dealt[placed[str(i)]].append(p)
+        scope = None if trace_ids is None else list(trace_ids)
+        judge = judge_pieces(rules, limits, EVENTS.names, scope)
+        try:
+            rdd = spark.sparkContext.parallelize(dealt, tasks)
+            return [tuple(r) for r in
+                    rdd.mapPartitions(lambda it: judge(p for ps in it for p in ps))
+                    .collect()]
+        except Exception as exc:
+            known = spark_failure(exc, store.root)
+            if known is None:
+                raise
+            raise known from None
+
+    def _shuffled(self, spark: Any, store: Store, rules: RuleSet,
+                  trace_ids: Sequence[str] | None, files: list[str],
+                  limits: TaskLimits) -> list[tuple[int, str, list[str]]]:
+        """The shuffle plan: Spark reads the events and deals whole traces into
+        partitions balanced by the ``traces`` table's event counts."""
         counts = _event_counts(store, trace_ids)
         if not counts:
             return []
         from pyspark.sql import functions as F
         from pyspark.sql.pandas.types import from_arrow_schema
 
-        slots = _slots(spark, self.master)
-        parts = max(1, min(len(counts), self.partitions or 2 * slots))
-        limits = TaskLimits(slots=slots, threads=_task_cpus(spark))
+        parts = max(1, min(len(counts), self.partitions or 2 * limits.slots))
         try:
             with warnings.catch_warnings():  # PySpark's warnings about pandas versions
                 warnings.simplefilter("ignore", FutureWarning)
@@ -251,16 +297,56 @@ class SparkEngine:
             if known is None:
                 raise
             raise known from None
-        ids = [r.id for r in rules]
-        out = [Violation(ids[row["rule"]], row["trace_id"], tuple(row["events"]))
-               for row in found]
-        # rule by rule, then by trace; within a trace the DuckDB engine's (step) order
-        out.sort(key=lambda v: (ids.index(v.rule), v.trace_id))
-        return out
+        return [(row["rule"], row["trace_id"], list(row["events"])) for row in found]
 
     def findings(self, store: Store, rules: RuleSet,
                  trace_ids: Sequence[str] | None) -> list[Finding]:
         return word(store, rules, self.violations(store, rules, trace_ids))
+
+
+def file_pieces(store: Store, files: list[str], parts: int) -> list[Piece]:
+    """The events files cut into pieces of about ``1/parts`` of all rows, at row-group
+    boundaries: a piece is a range of trace ids (its first row group's smallest id up to
+    the next piece's), read from the files' own statistics. Exact whatever the row
+    groups' statistics: the range is a filter, the statistics only skip row groups."""
+    import pyarrow.parquet as pq
+
+    groups: list[tuple[str, list[tuple[str | None, int]]]] = []
+    for f in files:
+        try:
+            meta = pq.ParquetFile(f).metadata
+        except (OSError, pa.ArrowException) as exc:
+            raise SparkError(f"cannot read the store {store.root}: {f}: {_first_line(exc)}",
+                             code="SPARK_STORE_UNREADABLE",
+                             hint="the store's files must be readable Parquet at the paths "
+                                  "its commit records name (docs/scale.md)") from None
+        col = meta.schema.to_arrow_schema().get_field_index("trace_id")
+        rgs = []
+        for i in range(meta.num_row_groups):
+            rg = meta.row_group(i)
+            stats = rg.column(col).statistics if col >= 0 else None
+            low = stats.min if stats is not None and stats.has_min_max else None
+            rgs.append((low if isinstance(low, str) else None, rg.num_rows))
+        groups.append((f, rgs))
+    total = sum(n for _, rgs in groups for _, n in rgs)
+    if not total:
+        return []
+    size = max(1, -(-total // max(1, parts)))
+    out: list[Piece] = []
+    for f, rgs in groups:
+        cuts: list[tuple[str | None, int]] = []  # (lo, rows) of each piece
+        for low, n in rgs:
+            # a new piece starts at a row group whose smallest id is past the last cut
+            # (cuts strictly increase, so the ranges split every id once)
+            if not cuts or (cuts[-1][1] >= size and low is not None
+                            and (cuts[-1][0] is None or low > cuts[-1][0])):
+                cuts.append((low if cuts else None, n))
+            else:
+                cuts[-1] = (cuts[-1][0], cuts[-1][1] + n)
+        for i, (lo, n) in enumerate(cuts):
+            hi = cuts[i + 1][0] if i + 1 < len(cuts) else None
+            out.append(Piece(f, lo, hi, n))
+    return out
 
 
 def _event_counts(store: Store, trace_ids: Sequence[str] | None) -> list[tuple[str, int]]:

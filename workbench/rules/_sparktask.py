@@ -24,7 +24,7 @@ import pyarrow as pa
 from ._rule import RuleSet
 from ._sql import sql_violations
 
-__all__ = ["OUT", "TaskLimits", "judge_partitions"]
+__all__ = ["OUT", "Piece", "TaskLimits", "judge_partitions", "judge_pieces"]
 
 OUT = pa.schema([("rule", pa.int32()), ("trace_id", pa.string()),
                  ("events", pa.list_(pa.string()))])
@@ -75,23 +75,82 @@ def _connect(limits: TaskLimits, tmp: str) -> duckdb.DuckDBPyConnection:
     return duckdb.connect(config=config)
 
 
+@dataclass(frozen=True)
+class Piece:
+    """The rows of one events file whose trace id is in ``[lo, hi)`` (None: unbounded):
+    whole traces, since a trace lives in one events file (docs/store.md); ``rows`` how
+    many the file's row groups in the range hold (for dealing pieces out)."""
+
+    path: str
+    lo: str | None
+    hi: str | None
+    rows: int
+
+
+def judge_pieces(rules: RuleSet, limits: TaskLimits, columns: list[str],
+                 scope: list[str] | None) -> Callable[[Iterator[Piece]],
+                                                     Iterator[tuple[int, str, list[str]]]]:
+    """The function the shuffle-free plan runs on each task's pieces: DuckDB reads them
+    itself (no row crosses the network), and the DuckDB engine's queries judge them."""
+
+    def judge(pieces: Iterator[Piece]) -> Iterator[tuple[int, str, list[str]]]:
+        todo = list(pieces)
+        if not todo:
+            return
+        tmp = tempfile.mkdtemp(prefix="workbench-duckdb-", dir=_local_dir())
+        try:
+            con = _connect(TaskLimits(limits.slots, _task_threads(limits)), tmp)
+            try:
+                cols = ", ".join(f'"{c}"' for c in columns)
+                parts = []
+                for i, piece in enumerate(todo):
+                    test = ["TRUE"]
+                    if piece.lo is not None:
+                        test.append(f'"trace_id" >= $lo{i}')
+                    if piece.hi is not None:
+                        test.append(f'"trace_id" < $hi{i}')
+                    parts.append(f"SELECT {cols} FROM read_parquet($f{i}) WHERE "
+                                 + " AND ".join(test))
+                params: dict[str, str] = {}
+                for i, piece in enumerate(todo):
+                    params[f"f{i}"] = piece.path
+                    if piece.lo is not None:
+                        params[f"lo{i}"] = piece.lo
+                    if piece.hi is not None:
+                        params[f"hi{i}"] = piece.hi
+                # a table: the queries of every rule read it, and it spills if it must
+                con.execute('CREATE TABLE "events" AS ' + " UNION ALL ".join(parts), params)
+                con.execute('CREATE VIEW "traces" AS SELECT DISTINCT "trace_id" FROM "events"')
+                index = {r.id: i for i, r in enumerate(rules)}
+                for v in sql_violations(con, rules, scope):
+                    yield index[v.rule], v.trace_id, list(v.events)
+            finally:
+                con.close()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return judge
+
+
+def _task_threads(limits: TaskLimits) -> int:
+    """The CPUs Spark gave this task (``spark.task.cpus``), else the driver's word."""
+    try:
+        from pyspark import TaskContext
+    except ImportError:  # outside Spark (a test calls the task's function directly)
+        return limits.threads
+    ctx = TaskContext.get()
+    return max(1, ctx.cpus()) if ctx is not None else limits.threads
+
+
 def judge_partitions(rules: RuleSet, limits: TaskLimits,
                      columns: list[str]) -> Callable[[Iterator[pa.RecordBatch]],
                                                      Iterator[pa.RecordBatch]]:
     """The function ``mapInArrow`` runs on each partition (whole traces, any order)."""
 
     def judge(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        threads = limits.threads
-        try:
-            from pyspark import TaskContext
-            ctx = TaskContext.get()
-            if ctx is not None:
-                threads = max(1, ctx.cpus())
-        except ImportError:  # outside Spark (a test calls it directly)
-            pass
         tmp = tempfile.mkdtemp(prefix="workbench-duckdb-", dir=_local_dir())
         try:
-            con = _connect(TaskLimits(limits.slots, threads), tmp)
+            con = _connect(TaskLimits(limits.slots, _task_threads(limits)), tmp)
             try:
                 yield from _judge(con, rules, columns, batches)
             finally:

@@ -5,6 +5,7 @@ ship), never a traceback and never a quiet fall back to another engine."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import subprocess
@@ -221,3 +222,43 @@ def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None
     want = DuckDBEngine().violations(examples_store, rules, None)
     assert len(want) >= 9
     assert sorted(got) == sorted(want)
+
+
+@pytest.mark.parametrize("rules_file", [EXAMPLES / "archive-incident.rules.yaml",
+                                        EXAMPLES / "rules" / "rules.yaml"],
+                         ids=lambda p: p.parent.name)
+def test_the_shuffle_plan_gives_the_duckdb_violations(spark_engine: SparkEngine,
+                                                      examples_store: Store,
+                                                      rules_file: Path) -> None:
+    shuffled = SparkEngine(spark_engine.master, partitions=3, shuffle=True)
+    rules = load_rules(rules_file)
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert want and shuffled.violations(examples_store, rules, None) == want
+    one = sorted(examples_store.trace_ids())[:3]
+    assert shuffled.violations(examples_store, rules, one) == \
+        DuckDBEngine().violations(examples_store, rules, one)
+
+
+def test_pieces_of_files_split_no_trace(spark_engine: SparkEngine, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events files of many small row groups are cut into pieces by trace-id ranges;
+    dealt to 5 tasks, they give the DuckDB engine's violations, in its order."""
+    from workbench.rules._spark import file_pieces
+    from workbench.store import _batch
+
+    monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
+        _batch._FORMATS["events"].dictionary, 5, None, numbered=True))
+    store = Store(tmp_path / "store")
+    ingest([EXAMPLES / "archive-incident.otlp.json"], store)
+    ingest(sorted((EXAMPLES / "rules").glob("*/*.jsonl")), store)
+    files = [str(p) for p in store.files("events")]
+    pieces = file_pieces(store, files, 6)
+    assert len(pieces) > len(files)
+    for f in files:  # each file's ranges: the first and last open, the cuts increasing
+        mine = [p for p in pieces if p.path == f]
+        assert mine[0].lo is None and mine[-1].hi is None
+        assert all(a.hi == b.lo and a.hi is not None for a, b in itertools.pairwise(mine))
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    engine = SparkEngine(spark_engine.master, partitions=5)
+    assert engine.violations(store, rules, None) == \
+        DuckDBEngine().violations(store, rules, None)
