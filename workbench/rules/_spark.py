@@ -190,6 +190,13 @@ def balance(counts: Sequence[tuple[str, int]], parts: int) -> dict[str, int]:
     return out
 
 
+def _skewed(counts: Sequence[tuple[str, int]], parts: int) -> bool:
+    """Whether one trace holds more than half a partition's share of the events: then
+    hashing trace ids would leave partitions uneven, and ``balance`` deals them."""
+    total = sum(n for _, n in counts)
+    return parts > 1 and max(n for _, n in counts) * 2 * parts > total
+
+
 def _keys(spark: Any, parts: int) -> list[int]:
     """For each partition p, a number Spark's hash partitioning sends to p (it places
     a row by ``pmod(hash(key), parts)``): asked of Spark, not re-implemented."""
@@ -281,14 +288,19 @@ class SparkEngine:
         try:
             with warnings.catch_warnings():  # PySpark's warnings about pandas versions
                 warnings.simplefilter("ignore", FutureWarning)
-                keys = _keys(spark, parts)
-                placed = balance(counts, parts)
-                assign = spark.createDataFrame(pa.table(
-                    {"trace_id": list(placed),
-                     "_part": [keys[p] for p in placed.values()]}))
                 events = spark.read.schema(from_arrow_schema(EVENTS)).parquet(*files)
-                # an inner join: the scope too
-                events = events.join(F.broadcast(assign), "trace_id")
+                if _skewed(counts, parts):  # deal by event counts: a join says where
+                    keys = _keys(spark, parts)
+                    placed = balance(counts, parts)
+                    assign = spark.createDataFrame(pa.table(
+                        {"trace_id": list(placed),
+                         "_part": [keys[p] for p in placed.values()]}))
+                    # an inner join: the scope too
+                    events = events.join(F.broadcast(assign), "trace_id")
+                else:  # many traces of like sizes: hashing their ids deals them evenly
+                    if trace_ids is not None:
+                        events = events.filter(F.col("trace_id").isin(list(trace_ids)))
+                    events = events.withColumn("_part", F.col("trace_id"))
                 judged = (events.repartition(parts, "_part").select(*EVENTS.names)
                           .mapInArrow(judge_partitions(rules, limits, EVENTS.names), _OUT))
                 found = judged.collect()

@@ -18,7 +18,7 @@ import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
-from workbench.rules._spark import balance, spark_failure
+from workbench.rules._spark import _skewed, balance, spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -193,6 +193,14 @@ def test_balance_gives_a_giant_trace_its_own_partition() -> None:
     assert balance(counts, 4) == placed  # the same deal every time
 
 
+def test_only_a_trace_past_half_a_share_makes_the_deal_by_counts() -> None:
+    even = [(f"t{i}", 10) for i in range(40)]
+    assert not _skewed(even, 4)
+    assert _skewed([*even, ("big", 60)], 4)       # 60 of 460: past half of 115
+    assert not _skewed([*even, ("big", 50)], 4)   # 50 of 450: not past half of 112.5
+    assert not _skewed([*even, ("big", 1000)], 1)
+
+
 def test_balance_evens_out_small_traces() -> None:
     counts = [(f"t{i}", 1 + i % 7) for i in range(700)]
     loads = [0] * 3
@@ -224,13 +232,13 @@ def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None
     assert sorted(got) == sorted(want)
 
 
-@pytest.mark.parametrize("rules_file", [EXAMPLES / "archive-incident.rules.yaml",
-                                        EXAMPLES / "rules" / "rules.yaml"],
-                         ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(("rules_file", "parts"), [
+    (EXAMPLES / "archive-incident.rules.yaml", 6),  # 18 of 152 events: dealt by counts
+    (EXAMPLES / "rules" / "rules.yaml", 1)])         # one partition: hashed
 def test_the_shuffle_plan_gives_the_duckdb_violations(spark_engine: SparkEngine,
                                                       examples_store: Store,
-                                                      rules_file: Path) -> None:
-    shuffled = SparkEngine(spark_engine.master, partitions=3, shuffle=True)
+                                                      rules_file: Path, parts: int) -> None:
+    shuffled = SparkEngine(spark_engine.master, partitions=parts, shuffle=True)
     rules = load_rules(rules_file)
     want = DuckDBEngine().violations(examples_store, rules, None)
     assert want and shuffled.violations(examples_store, rules, None) == want
