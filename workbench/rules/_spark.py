@@ -383,7 +383,9 @@ def _event_counts(store: Store, trace_ids: Sequence[str] | None) -> list[tuple[s
 
 _UNREADABLE = ("PATH_NOT_FOUND", "FileNotFoundException", "AccessDeniedException",
                "Permission denied", "CANNOT_READ_FILE", "FAILED_READ_FILE",
-               "is not a Parquet file")
+               "is not a Parquet file",
+               # the whole-files plan: the executors' DuckDB reads the files
+               "Cannot open file", "No files found that match", "No magic bytes found")
 _NO_MODULE = re.compile(r"No module named '(workbench|duckdb|pyarrow|orjson|jsonschema)[.']")
 
 

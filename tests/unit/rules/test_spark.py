@@ -159,6 +159,11 @@ def test_master_without_the_spark_engine(cli_store: Path) -> None:
     ("java.nio.file.AccessDeniedException: /s/events/day=2026-01-01/B-0.parquet",
      "SPARK_STORE_UNREADABLE"),
     ("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file", "SPARK_STORE_UNREADABLE"),
+    ('PythonException: ... duckdb.duckdb.IOException: IO Error: Cannot open file '
+     '"/s/events/day=2026-01-01/B-0.parquet": No such file or directory',
+     "SPARK_STORE_UNREADABLE"),
+    ("PythonException: ... InvalidInputException: Invalid Input Error: No magic bytes found "
+     "at end of file '/s/events/day=2026-01-01/B-0.parquet'", "SPARK_STORE_UNREADABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench'",
      "SPARK_UNAVAILABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench.rules'",
