@@ -137,10 +137,25 @@ def _session(master: str | None, partitions: int | None) -> Any:
                          hint="check --spark-master and the cluster; "
                               + SPARK_INSTALL_HINT) from None
     spark.sparkContext.setLogLevel("ERROR")
+    _quiet_tasks(spark)
     if partitions is not None:  # exactly these: adaptive execution would merge them
         spark.conf.set("spark.sql.shuffle.partitions", str(partitions))
         spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
     return spark
+
+
+def _quiet_tasks(spark: Any) -> None:
+    """A failed task's error (a Python traceback from an executor) is not logged on the
+    driver's stderr: the job's failure reaches ``violations``, which says it with a code
+    (``spark_failure``) or raises it as the bug it is."""
+    try:
+        jvm = spark.sparkContext._jvm
+        level = jvm.org.apache.logging.log4j.Level.OFF
+        for name in ("org.apache.spark.executor.Executor",
+                     "org.apache.spark.scheduler.TaskSetManager"):
+            jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, level)
+    except Exception:  # another logging back end: its messages stay
+        pass
 
 
 def _first_line(exc: BaseException) -> str:
@@ -402,6 +417,7 @@ def spark_failure(exc: BaseException, root: Path) -> SparkError | None:
     missing = _NO_MODULE.search(text)
     if missing:
         return SparkError(f"the Spark executors cannot import {missing.group(1)}",
-                          hint="install the workbench in the executors' Python, or ship "
-                               "an environment with spark.archives (docs/scale.md)")
+                          hint="install the workbench with its dependencies (duckdb, "
+                               "pyarrow, ...) in the executors' Python, or ship an "
+                               "environment with spark.archives (docs/scale.md)")
     return None

@@ -275,3 +275,36 @@ def test_pieces_of_files_split_no_trace(spark_engine: SparkEngine, tmp_path: Pat
     engine = SparkEngine(spark_engine.master, partitions=5)
     assert engine.violations(store, rules, None) == \
         DuckDBEngine().violations(store, rules, None)
+
+
+_HIDE_DUCKDB = '''
+import sys
+from importlib.abc import MetaPathFinder
+
+class _NoDuckDB(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "duckdb" or name.startswith("duckdb."):
+            raise ModuleNotFoundError("No module named 'duckdb'", name="duckdb")
+        return None
+
+if "pyspark.daemon" in sys.orig_argv or "pyspark.worker" in sys.orig_argv:
+    sys.meta_path.insert(0, _NoDuckDB())
+'''
+
+
+def test_executors_without_duckdb_are_spark_unavailable(cli_store: Path,
+                                                        tmp_path: Path) -> None:
+    """The executors' Python cannot import duckdb (a ``sitecustomize`` hides it from
+    Spark's Python workers only; the driver has it): exit 2 naming duckdb, nothing
+    recorded. A real local session in a subprocess."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(_HIDE_DUCKDB)
+    env = dict(os.environ, PYTHONPATH=str(hide))
+    before = sorted(p.relative_to(cli_store) for p in cli_store.rglob("*"))
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine", "spark",
+              "--spark-master", "local[1]", "--store", str(cli_store)], env)
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_UNAVAILABLE]" in r.stderr
+    assert "cannot import duckdb" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.relative_to(cli_store) for p in cli_store.rglob("*")) == before
