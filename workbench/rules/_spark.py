@@ -42,7 +42,7 @@ from ..store import Store
 from ._engine import Violation, word
 from ._findings import Finding
 from ._rule import RuleSet
-from ._sparktask import Piece, TaskLimits, judge_partitions, judge_pieces
+from ._sparktask import COUNTED, Piece, TaskLimits, judge_partitions, judge_pieces
 
 __all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "balance", "java_available",
            "spark_failure"]
@@ -252,10 +252,10 @@ class SparkEngine:
         _shippable(rules)
         slots = _slots(spark, self.master)
         limits = TaskLimits(slots=slots, threads=_task_cpus(spark))
-        if self.shuffle:
+        found = None if self.shuffle else self._pieces(spark, store, rules, trace_ids,
+                                                        files, limits)
+        if found is None:  # asked for, or the files do not keep every trace whole
             found = self._shuffled(spark, store, rules, trace_ids, files, limits)
-        else:
-            found = self._pieces(spark, store, rules, trace_ids, files, limits)
         ids = [r.id for r in rules]
         out = [Violation(ids[rule], tid, tuple(events)) for rule, tid, events in found]
         # rule by rule, then by trace; within a trace the DuckDB engine's (step) order
@@ -264,8 +264,10 @@ class SparkEngine:
 
     def _pieces(self, spark: Any, store: Store, rules: RuleSet,
                 trace_ids: Sequence[str] | None, files: list[str],
-                limits: TaskLimits) -> list[tuple[int, str, list[str]]]:
-        """The shuffle-free plan: pieces of files dealt to tasks by their rows."""
+                limits: TaskLimits) -> list[tuple[int, str, list[str]]] | None:
+        """The shuffle-free plan: pieces of files dealt to tasks by their rows. None
+        when a task saw part of a trace (a store whose files were written before a trace
+        lived in one events file: docs/store.md), and the shuffle plan must judge."""
         parts = self.partitions or 2 * limits.slots
         pieces = file_pieces(store, files, parts)
         if not pieces:
@@ -279,14 +281,20 @@ class SparkEngine:
         judge = judge_pieces(rules, limits, EVENTS.names, scope)
         try:
             rdd = spark.sparkContext.parallelize(dealt, tasks)
-            return [tuple(r) for r in
-                    rdd.mapPartitions(lambda it: judge(p for ps in it for p in ps))
-                    .collect()]
+            rows = rdd.mapPartitions(lambda it: judge(p for ps in it for p in ps)).collect()
         except Exception as exc:
             known = spark_failure(exc, store.root)
             if known is None:
                 raise
             raise known from None
+        whole = dict(_event_counts(store, None))
+        found = []
+        for rule, tid, events in rows:
+            if rule != COUNTED:
+                found.append((rule, tid, list(events)))
+            elif whole.get(tid) != int(events[0]):
+                return None
+        return found
 
     def _shuffled(self, spark: Any, store: Store, rules: RuleSet,
                   trace_ids: Sequence[str] | None, files: list[str],

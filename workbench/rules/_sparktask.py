@@ -24,12 +24,14 @@ import pyarrow as pa
 from ._rule import RuleSet
 from ._sql import sql_violations
 
-__all__ = ["OUT", "Piece", "TaskLimits", "judge_partitions", "judge_pieces"]
+__all__ = ["COUNTED", "OUT", "Piece", "TaskLimits", "judge_partitions", "judge_pieces"]
 
 OUT = pa.schema([("rule", pa.int32()), ("trace_id", pa.string()),
                  ("events", pa.list_(pa.string()))])
 """What a task gives back, one row per violation."""
 
+COUNTED = -1
+"""The rule index of a task's row that counts one trace's events (``judge_pieces``)."""
 _MB = 1 << 20
 _SHARE = 0.6  # of the Python worker's memory for DuckDB: the rest is Python and Arrow
 
@@ -101,26 +103,15 @@ def judge_pieces(rules: RuleSet, limits: TaskLimits, columns: list[str],
         try:
             con = _connect(TaskLimits(limits.slots, _task_threads(limits)), tmp)
             try:
-                cols = ", ".join(f'"{c}"' for c in columns)
-                parts = []
-                for i, piece in enumerate(todo):
-                    test = ["TRUE"]
-                    if piece.lo is not None:
-                        test.append(f'"trace_id" >= $lo{i}')
-                    if piece.hi is not None:
-                        test.append(f'"trace_id" < $hi{i}')
-                    parts.append(f"SELECT {cols} FROM read_parquet($f{i}) WHERE "
-                                 + " AND ".join(test))
-                params: dict[str, str] = {}
-                for i, piece in enumerate(todo):
-                    params[f"f{i}"] = piece.path
-                    if piece.lo is not None:
-                        params[f"lo{i}"] = piece.lo
-                    if piece.hi is not None:
-                        params[f"hi{i}"] = piece.hi
+                sql, params = _read_pieces(todo, columns)
                 # a table: the queries of every rule read it, and it spills if it must
-                con.execute('CREATE TABLE "events" AS ' + " UNION ALL ".join(parts), params)
+                con.execute('CREATE TABLE "events" AS ' + sql, params)
                 con.execute('CREATE VIEW "traces" AS SELECT DISTINCT "trace_id" FROM "events"')
+                # each trace's events here, for the driver to check that no trace
+                # was cut between tasks (rule -1: not a violation)
+                for tid, n in con.execute('SELECT "trace_id", count(*) FROM "events" '
+                                          'GROUP BY "trace_id"').fetchall():
+                    yield COUNTED, tid, [str(n)]
                 index = {r.id: i for i, r in enumerate(rules)}
                 for v in sql_violations(con, rules, scope):
                     yield index[v.rule], v.trace_id, list(v.events)
@@ -130,6 +121,23 @@ def judge_pieces(rules: RuleSet, limits: TaskLimits, columns: list[str],
             shutil.rmtree(tmp, ignore_errors=True)
 
     return judge
+
+
+def _read_pieces(pieces: list[Piece], columns: list[str]) -> tuple[str, dict[str, str]]:
+    """One query reading every piece (each file with its range as a filter)."""
+    cols = ", ".join(f'"{c}"' for c in columns)
+    parts, params = [], {}
+    for i, piece in enumerate(pieces):
+        test = ["TRUE"]
+        params[f"f{i}"] = piece.path
+        if piece.lo is not None:
+            test.append(f'"trace_id" >= $lo{i}')
+            params[f"lo{i}"] = piece.lo
+        if piece.hi is not None:
+            test.append(f'"trace_id" < $hi{i}')
+            params[f"hi{i}"] = piece.hi
+        parts.append(f"SELECT {cols} FROM read_parquet($f{i}) WHERE " + " AND ".join(test))
+    return " UNION ALL ".join(parts), params
 
 
 def _task_threads(limits: TaskLimits) -> int:

@@ -14,11 +14,12 @@ import threading
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
-from workbench.rules._spark import _skewed, balance, spark_failure
+from workbench.rules._spark import _skewed, balance, file_pieces, spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -218,8 +219,6 @@ def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None
     """The function each Spark task runs, called here on the examples' events in small
     batches and with a small memory limit: the DuckDB engine's violations exactly,
     rule by rule as indices into the rule set."""
-    import pyarrow.parquet as pq
-
     from workbench.model import EVENTS
     from workbench.rules._sparktask import TaskLimits, judge_partitions
 
@@ -256,7 +255,6 @@ def test_pieces_of_files_split_no_trace(spark_engine: SparkEngine, tmp_path: Pat
                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Events files of many small row groups are cut into pieces by trace-id ranges;
     dealt to 5 tasks, they give the DuckDB engine's violations, in its order."""
-    from workbench.rules._spark import file_pieces
     from workbench.store import _batch
 
     monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
@@ -273,6 +271,7 @@ def test_pieces_of_files_split_no_trace(spark_engine: SparkEngine, tmp_path: Pat
         assert all(a.hi == b.lo and a.hi is not None for a, b in itertools.pairwise(mine))
     rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
     engine = SparkEngine(spark_engine.master, partitions=5)
+    monkeypatch.setattr(SparkEngine, "_shuffled", None)  # whole traces: never called
     assert engine.violations(store, rules, None) == \
         DuckDBEngine().violations(store, rules, None)
 
@@ -308,3 +307,42 @@ def test_executors_without_duckdb_are_spark_unavailable(cli_store: Path,
     assert "error[SPARK_UNAVAILABLE]" in r.stderr
     assert "cannot import duckdb" in r.stderr and "Traceback" not in r.stderr
     assert sorted(p.relative_to(cli_store) for p in cli_store.rglob("*")) == before
+
+
+def test_a_store_that_cuts_traces_is_judged_by_the_shuffle_plan(
+        spark_engine: SparkEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written before a trace lived in one events file (here: compacted in chunks
+    that cut traces, into files of 10 rows): the tasks' counts of each trace's events
+    differ from the ``traces`` table's, and the engine judges with the shuffle plan
+    instead, finding the DuckDB engine's violations."""
+    from workbench.store import _batch, _compact, compact
+
+    store = Store(tmp_path / "store")
+    for d in sorted(p for p in (EXAMPLES / "rules").iterdir() if p.is_dir()):
+        for f in sorted(d.glob("*.jsonl")):
+            ingest([f], store)
+    monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
+        _batch._FORMATS["events"].dictionary, 131072, 10, numbered=True))
+    monkeypatch.setattr(_compact, "_chunks", lambda table, name: [
+        (s, min(table.num_rows, s + 7)) for s in range(0, table.num_rows, 7)])
+    compact(store, grace=0)
+    cut = {}
+    for f in store.files("events"):
+        for tid in set(pq.read_table(f, columns=["trace_id"]).column(0).to_pylist()):
+            cut[tid] = cut.get(tid, 0) + 1
+    assert max(cut.values()) > 1  # some trace lives in two files
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    engine = SparkEngine(spark_engine.master, partitions=4)
+    tasks = file_pieces(store, [str(p) for p in store.files("events")], 4)
+    assert len({p.path for p in tasks}) > 4  # more files than tasks: traces are cut
+    shuffled = []
+    original = SparkEngine._shuffled
+
+    def spy(self: SparkEngine, *args: object) -> object:
+        shuffled.append(True)
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SparkEngine, "_shuffled", spy)
+    assert engine.violations(store, rules, None) == \
+        DuckDBEngine().violations(store, rules, None)
+    assert shuffled == [True]
