@@ -2,13 +2,16 @@
 ``check`` on a store of many small batches before and after ``compact``.
 
     python bench/scale.py [--events 10000000] [--small 5000] [--work DIR] [--json]
-                          [--skip-spark] [--skip-small] [--per-core 1 2 4]
+                          [--skip-spark] [--skip-small] [--per-core 1 2]
 
 1. A synthetic store of ``--events`` events (``bench/_storegen.py``, the store of
    bench/check.py) checked with the rules of bench/check.py by the DuckDB engine and by
-   the Spark engine on ``local[2]`` with 1, 2 and 4 shuffle partitions per core. The
-   Spark session is started before the clock (a cluster keeps one); each engine's
-   violations must be the same set. Prints each time and Spark / DuckDB.
+   the Spark engine on ``local[2]``, both plans (Spark reads and shuffles by trace;
+   each task's DuckDB reads whole pieces of files), 1 and 2 tasks per core
+   (``--per-core``), then by the DuckDB engine again. The Spark session is started
+   before the clock (a cluster keeps one); each engine's violations must be the same
+   list. Prints each time, Spark / DuckDB and the peak resident memory of a Spark
+   Python worker.
 2. ``--small`` one-trace ingests (one batch each, ten events a trace, the tools of the
    rules), the same files ingested as one batch, then ``compact`` of the first store:
    ``check`` (DuckDB engine, findings worded, nothing recorded; best of 5, the stores'
@@ -23,8 +26,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +54,60 @@ def _timed(fn: Any) -> tuple[float, Any]:
     return time.perf_counter() - started, out
 
 
+class WorkerPeak:
+    """The peak resident memory (``VmHWM``) of the Spark Python workers this process
+    started (descendants whose command line runs ``pyspark.daemon`` or
+    ``pyspark.worker``), sampled from /proc while a run lasts; 0 where there is no /proc."""
+
+    def __init__(self) -> None:
+        self.peak_kb = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self) -> WorkerPeak:
+        for pid in _descendants(os.getpid()):  # workers are reused: reset their peaks
+            try:
+                if b"pyspark" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    Path(f"/proc/{pid}/clear_refs").write_text("5")
+            except OSError:
+                continue
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        while not self._stop.wait(0.2):
+            for pid in _descendants(os.getpid()):
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if b"pyspark" not in cmd:
+                        continue
+                    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                        if line.startswith("VmHWM:"):
+                            self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+                except (OSError, ValueError):
+                    continue
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for d in Path("/proc").glob("[0-9]*"):
+        try:
+            ppid = int(Path(d, "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(d.name))
+    out, todo = [], [root]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def spark_vs_duckdb(work: Path, events: int, log: Any,
                     per_cores: tuple[int, ...] = (1, 2, 4)) -> dict[str, Any]:
     root = work / "big"
@@ -61,16 +120,30 @@ def spark_vs_duckdb(work: Path, events: int, log: Any,
     # off the clock: the session, its JVM and its Python workers start (a run over a
     # few traces does it; at 10M events a whole run would cost ten minutes more)
     warm = sorted(store.trace_ids())[:20]
-    SparkEngine(f"local[{CORES}]", partitions=CORES).violations(store, rules, warm)
+    for shuffle in (True, False):
+        SparkEngine(f"local[{CORES}]", partitions=CORES, shuffle=shuffle).violations(
+            store, rules, warm)
     out: dict[str, Any] = {"events": stats.get("events", events), "duckdb_s": duck_s,
                            "violations": len(duck), "spark": {}}
-    for per_core in per_cores:
-        engine = SparkEngine(f"local[{CORES}]", partitions=CORES * per_core)
-        s, got = _timed(lambda e=engine: e.violations(store, rules, None))
-        same = sorted(got) == sorted(duck)
-        out["spark"][per_core] = {"seconds": s, "ratio": s / duck_s, "same": same}
-        log(f"spark local[{CORES}], {per_core} partition(s) per core: {s:.1f} s "
-            f"({s / duck_s:.1f}x duckdb), same violations: {same}")
+    for shuffle in (True, False):
+        plan = "shuffle" if shuffle else "files"
+        for per_core in per_cores:
+            engine = SparkEngine(f"local[{CORES}]", partitions=CORES * per_core,
+                                 shuffle=shuffle)
+            with WorkerPeak() as peak:
+                s, got = _timed(lambda e=engine: e.violations(store, rules, None))
+            same = got == duck  # the list: the same violations in the same order
+            out["spark"][f"{plan}-{per_core}"] = {
+                "plan": plan, "per_core": per_core, "seconds": s, "ratio": s / duck_s,
+                "same": same, "worker_peak_rss_mb": round(peak.peak_kb / 1024)}
+            log(f"spark local[{CORES}], {plan} plan, {per_core} task(s) per core: {s:.1f} s "
+                f"({s / duck_s:.1f}x duckdb), same violations: {same}, peak RSS of a "
+                f"Python worker {peak.peak_kb / 1024:.0f} MB")
+    duck2_s, again = _timed(lambda: DuckDBEngine().violations(store, rules, None))
+    out["duckdb_after_s"] = duck2_s
+    log(f"duckdb again, after the Spark runs: {duck2_s:.1f} s (same: {again == duck}); "
+        f"Spark / the faster DuckDB run: " + ", ".join(
+            f"{v['seconds'] / min(duck_s, duck2_s):.1f}x" for v in out["spark"].values()))
     return out
 
 
@@ -146,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", help="a folder to keep the stores in (default: temporary)")
     ap.add_argument("--skip-spark", action="store_true")
     ap.add_argument("--skip-small", action="store_true")
-    ap.add_argument("--per-core", type=int, nargs="+", default=[1, 2, 4],
+    ap.add_argument("--per-core", type=int, nargs="+", default=[1, 2],
                     help="Spark's shuffle partitions per core, one run each")
     ap.add_argument("--json", action="store_true")
     opts = ap.parse_args(argv)

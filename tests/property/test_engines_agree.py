@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.ingest import ingest
-from workbench.rules import parse_rules
+from workbench.rules import SparkEngine, parse_rules
 from workbench.rules._python import violations
 from workbench.rules._sql import sql_violations
 from workbench.store import Store
@@ -196,8 +196,10 @@ def test_sql_and_python_engines_agree(events, doc, pick):
 
 @settings(max_examples=10, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(traces(), rulesets, st.none() | st.sets(st.sampled_from(["t0", "t1", "t2"])))
-def test_spark_and_python_engines_agree(spark_engine, events, doc, pick):
+@given(traces(), rulesets, st.none() | st.sets(st.sampled_from(["t0", "t1", "t2"])),
+       st.booleans())
+def test_spark_and_python_engines_agree(spark_engine, events, doc, pick, shuffle):
+    """Either of the Spark engine's plans (whole files, or a shuffle by trace)."""
     with tempfile.TemporaryDirectory() as d:
         src = Path(d) / "in.jsonl"
         src.write_text("".join(json.dumps(e) + "\n" for e in events))
@@ -206,7 +208,8 @@ def test_spark_and_python_engines_agree(spark_engine, events, doc, pick):
         rules = parse_rules(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
         ids = sorted(store.trace_ids())
         scope = None if pick is None else [t for t in ids if t in pick]
-        got = spark_engine.violations(store, rules, scope)
+        engine = SparkEngine(spark_engine.master, spark_engine.partitions, shuffle=shuffle)
+        got = engine.violations(store, rules, scope)
         want = [(rule.id, tid, p) for tid in (ids if scope is None else scope)
                 for trace in [store.trace(tid)] for rule in rules
                 for p in violations(rule, trace)]

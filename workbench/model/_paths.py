@@ -20,9 +20,15 @@ __all__ = ["STAR", "Path", "format_path", "parse_path", "segment_text"]
 
 
 class _Star:
+    """The one ``[*]`` segment; tested with ``is``, so it pickles (and copies) by name:
+    a rule shipped to another process must come back holding this very object."""
+
     __slots__ = ()
 
     def __repr__(self) -> str:
+        return "STAR"
+
+    def __reduce__(self) -> str:
         return "STAR"
 
 

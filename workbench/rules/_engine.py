@@ -1,9 +1,10 @@
 """What an engine is: how ``check`` finds the violations of a rule set in a store.
 
-Two engines satisfy ``Engine``: ``PythonEngine`` (``_python.py``) walks one ``Trace`` at
-a time and is the reference meaning of the language; ``DuckDBEngine`` (``_sql.py``)
-compiles each rule to one SQL query over the store's ``events`` view. A Spark engine
-will compile the same bodies to Spark SQL over the same Parquet files. All of them find
+Three engines satisfy ``Engine``: ``PythonEngine`` (``_python.py``) walks one ``Trace``
+at a time and is the reference meaning of the language; ``DuckDBEngine`` (``_sql.py``)
+compiles each rule to one SQL query over the store's ``events`` view; ``SparkEngine``
+(``_spark.py``) deals whole traces into Spark partitions and runs the DuckDB engine's
+queries on each. All of them find
 the same violations (tests/property/test_engines_agree.py) and word them with the same
 code (``_explain.explain``), so their findings are identical.
 """

@@ -19,6 +19,7 @@ only records that are still replaced.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import errno
 import math
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from ..model import StoreCorruptError, StoreError, UsageError
@@ -154,8 +156,26 @@ def _merge(store: Store, batch: Batch, run: Sequence[Commit]) -> None:
         if merged is None:
             continue
         with batch.writer(table, merged.schema) as w:
-            for start in range(0, merged.num_rows, _CHUNK):
-                w.write(merged.slice(start, _CHUNK))
+            for start, end in _chunks(merged, table):
+                w.write(merged.slice(start, end - start))
+
+
+def _chunks(table: pa.Table, name: str) -> list[tuple[int, int]]:
+    """(start, end) of about ``_CHUNK`` rows each; for events, ends only where a trace
+    ends, so that a file the writer closes after a chunk holds whole traces (a trace
+    lives in exactly one events file: docs/store.md)."""
+    n = table.num_rows
+    if name != "events" or n == 0:
+        return [(s, min(n, s + _CHUNK)) for s in range(0, n, _CHUNK)]
+    ids = table.column("trace_id")
+    changes = pc.indices_nonzero(pc.not_equal(ids.slice(1), ids.slice(0, n - 1)))
+    ends = [int(i) + 1 for i in changes.to_pylist()] + [n]  # each trace's end
+    out, start = [], 0
+    while start < n:
+        end = ends[bisect.bisect_left(ends, start + _CHUNK)] if start + _CHUNK < n else n
+        out.append((start, end))
+        start = end
+    return out
 
 
 def compact(store: Store, *, grace: float = GRACE_SECONDS,

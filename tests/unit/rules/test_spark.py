@@ -5,6 +5,7 @@ ship), never a traceback and never a quiet fall back to another engine."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import socket
 import subprocess
@@ -12,11 +13,13 @@ import sys
 import threading
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
-from workbench.rules._spark import spark_failure
+from workbench.rules._spark import _skewed, balance, file_pieces, spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -157,11 +160,18 @@ def test_master_without_the_spark_engine(cli_store: Path) -> None:
     ("java.nio.file.AccessDeniedException: /s/events/day=2026-01-01/B-0.parquet",
      "SPARK_STORE_UNREADABLE"),
     ("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file", "SPARK_STORE_UNREADABLE"),
+    ('PythonException: ... duckdb.duckdb.IOException: IO Error: Cannot open file '
+     '"/s/events/day=2026-01-01/B-0.parquet": No such file or directory',
+     "SPARK_STORE_UNREADABLE"),
+    ("PythonException: ... InvalidInputException: Invalid Input Error: No magic bytes found "
+     "at end of file '/s/events/day=2026-01-01/B-0.parquet'", "SPARK_STORE_UNREADABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench'",
      "SPARK_UNAVAILABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench.rules'",
      "SPARK_UNAVAILABLE"),
     ("PythonException: ... ModuleNotFoundError: No module named 'pyarrow'",
+     "SPARK_UNAVAILABLE"),
+    ("PythonException: ... ModuleNotFoundError: No module named 'duckdb'",
      "SPARK_UNAVAILABLE"),
     # look-alikes that are bugs, to be reported as such (exit 3), not coded away
     ("PythonException: ... ModuleNotFoundError: No module named 'workbench_extras'", None),
@@ -175,3 +185,164 @@ def test_spark_failures_that_are_not_bugs(message: str, code: str | None) -> Non
     assert (got.code if got is not None else None) == code
     if got is not None:
         assert got.hint
+        module = message.split("No module named '")[-1].split("'")[0].split(".")[0]
+        assert module in got.message
+
+
+def test_balance_gives_a_giant_trace_its_own_partition() -> None:
+    counts = [("giant", 1000), *[(f"t{i}", 10) for i in range(60)]]
+    placed = balance(counts, 4)
+    assert set(placed) == {tid for tid, _ in counts}
+    loads = [sum(n for tid, n in counts if placed[tid] == p) for p in range(4)]
+    assert [tid for tid in placed if placed[tid] == placed["giant"]] == ["giant"]
+    assert sorted(loads) == [200, 200, 200, 1000]
+    assert balance(counts, 4) == placed  # the same deal every time
+
+
+def test_only_a_trace_past_half_a_share_makes_the_deal_by_counts() -> None:
+    even = [(f"t{i}", 10) for i in range(40)]
+    assert not _skewed(even, 4)
+    assert _skewed([*even, ("big", 60)], 4)       # 60 of 460: past half of 115
+    assert not _skewed([*even, ("big", 50)], 4)   # 50 of 450: not past half of 112.5
+    assert not _skewed([*even, ("big", 1000)], 1)
+
+
+def test_balance_evens_out_small_traces() -> None:
+    counts = [(f"t{i}", 1 + i % 7) for i in range(700)]
+    loads = [0] * 3
+    for tid, p in balance(counts, 3).items():
+        loads[p] += dict(counts)[tid]
+    assert max(loads) - min(loads) <= 7
+
+
+def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None:
+    """The function each Spark task runs, called here on the examples' events in small
+    batches and with a small memory limit: the DuckDB engine's violations exactly,
+    rule by rule as indices into the rule set."""
+    from workbench.model import EVENTS
+    from workbench.rules._sparktask import TaskLimits, judge_partitions
+
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    table = pq.ParquetFile(examples_store.files("events")[0]).read()
+    for f in examples_store.files("events")[1:]:
+        table = pa.concat_tables([table, pq.ParquetFile(f).read()])
+    assert table.num_rows > 40
+    judge = judge_partitions(rules, TaskLimits(slots=2, threads=1), EVENTS.names)
+    out = pa.Table.from_batches(list(judge(iter(table.to_batches(max_chunksize=7)))))
+    ids = [r.id for r in rules]
+    got = [(ids[r["rule"]], r["trace_id"], tuple(r["events"])) for r in out.to_pylist()]
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert len(want) >= 9
+    assert sorted(got) == sorted(want)
+
+
+@pytest.mark.parametrize(("rules_file", "parts"), [
+    (EXAMPLES / "archive-incident.rules.yaml", 6),  # 18 of 152 events: dealt by counts
+    (EXAMPLES / "rules" / "rules.yaml", 1)])         # one partition: hashed
+def test_the_shuffle_plan_gives_the_duckdb_violations(spark_engine: SparkEngine,
+                                                      examples_store: Store,
+                                                      rules_file: Path, parts: int) -> None:
+    shuffled = SparkEngine(spark_engine.master, partitions=parts, shuffle=True)
+    rules = load_rules(rules_file)
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert want and shuffled.violations(examples_store, rules, None) == want
+    one = sorted(examples_store.trace_ids())[:3]
+    assert shuffled.violations(examples_store, rules, one) == \
+        DuckDBEngine().violations(examples_store, rules, one)
+
+
+def test_pieces_of_files_split_no_trace(spark_engine: SparkEngine, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events files of many small row groups are cut into pieces by trace-id ranges;
+    dealt to 5 tasks, they give the DuckDB engine's violations, in its order."""
+    from workbench.store import _batch
+
+    monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
+        _batch._FORMATS["events"].dictionary, 5, None, numbered=True))
+    store = Store(tmp_path / "store")
+    ingest([EXAMPLES / "archive-incident.otlp.json"], store)
+    ingest(sorted((EXAMPLES / "rules").glob("*/*.jsonl")), store)
+    files = [str(p) for p in store.files("events")]
+    pieces = file_pieces(store, files, 6)
+    assert len(pieces) > len(files)
+    for f in files:  # each file's ranges: the first and last open, the cuts increasing
+        mine = [p for p in pieces if p.path == f]
+        assert mine[0].lo is None and mine[-1].hi is None
+        assert all(a.hi == b.lo and a.hi is not None for a, b in itertools.pairwise(mine))
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    engine = SparkEngine(spark_engine.master, partitions=5)
+    monkeypatch.setattr(SparkEngine, "_shuffled", None)  # whole traces: never called
+    assert engine.violations(store, rules, None) == \
+        DuckDBEngine().violations(store, rules, None)
+
+
+_HIDE_DUCKDB = '''
+import sys
+from importlib.abc import MetaPathFinder
+
+class _NoDuckDB(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "duckdb" or name.startswith("duckdb."):
+            raise ModuleNotFoundError("No module named 'duckdb'", name="duckdb")
+        return None
+
+if "pyspark.daemon" in sys.orig_argv or "pyspark.worker" in sys.orig_argv:
+    sys.meta_path.insert(0, _NoDuckDB())
+'''
+
+
+def test_executors_without_duckdb_are_spark_unavailable(cli_store: Path,
+                                                        tmp_path: Path) -> None:
+    """The executors' Python cannot import duckdb (a ``sitecustomize`` hides it from
+    Spark's Python workers only; the driver has it): exit 2 naming duckdb, nothing
+    recorded. A real local session in a subprocess."""
+    hide = tmp_path / "hide"
+    hide.mkdir()
+    (hide / "sitecustomize.py").write_text(_HIDE_DUCKDB)
+    env = dict(os.environ, PYTHONPATH=str(hide))
+    before = sorted(p.relative_to(cli_store) for p in cli_store.rglob("*"))
+    r = _cli(["check", str(EXAMPLES / "archive-incident.rules.yaml"), "--engine", "spark",
+              "--spark-master", "local[1]", "--store", str(cli_store)], env)
+    assert r.returncode == 2, r.stderr
+    assert "error[SPARK_UNAVAILABLE]" in r.stderr
+    assert "cannot import duckdb" in r.stderr and "Traceback" not in r.stderr
+    assert sorted(p.relative_to(cli_store) for p in cli_store.rglob("*")) == before
+
+
+def test_a_store_that_cuts_traces_is_judged_by_the_shuffle_plan(
+        spark_engine: SparkEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files written before a trace lived in one events file (here: compacted in chunks
+    that cut traces, into files of 10 rows): the tasks' counts of each trace's events
+    differ from the ``traces`` table's, and the engine judges with the shuffle plan
+    instead, finding the DuckDB engine's violations."""
+    from workbench.store import _batch, _compact, compact
+
+    store = Store(tmp_path / "store")
+    for d in sorted(p for p in (EXAMPLES / "rules").iterdir() if p.is_dir()):
+        for f in sorted(d.glob("*.jsonl")):
+            ingest([f], store)
+    monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
+        _batch._FORMATS["events"].dictionary, 131072, 10, numbered=True))
+    monkeypatch.setattr(_compact, "_chunks", lambda table, name: [
+        (s, min(table.num_rows, s + 7)) for s in range(0, table.num_rows, 7)])
+    compact(store, grace=0)
+    cut = {}
+    for f in store.files("events"):
+        for tid in set(pq.read_table(f, columns=["trace_id"]).column(0).to_pylist()):
+            cut[tid] = cut.get(tid, 0) + 1
+    assert max(cut.values()) > 1  # some trace lives in two files
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    engine = SparkEngine(spark_engine.master, partitions=4)
+    tasks = file_pieces(store, [str(p) for p in store.files("events")], 4)
+    assert len({p.path for p in tasks}) > 4  # more files than tasks: traces are cut
+    shuffled = []
+    original = SparkEngine._shuffled
+
+    def spy(self: SparkEngine, *args: object) -> object:
+        shuffled.append(True)
+        return original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SparkEngine, "_shuffled", spy)
+    assert engine.violations(store, rules, None) == \
+        DuckDBEngine().violations(store, rules, None)
+    assert shuffled == [True]

@@ -249,3 +249,39 @@ def test_bad_input(store: Store, tmp_path: Path, capsys: pytest.CaptureFixture[s
     (tmp_path / "file").write_text("x")
     code, _, err = run(capsys, "compact", "--store", tmp_path / "file")
     assert code == 2 and "error[" in err and "Traceback" not in err
+
+
+def traces_per_file(store: Store) -> dict[str, list[str]]:
+    """Each trace id and the events files holding its rows."""
+    out: dict[str, list[str]] = {}
+    for f in store.files("events"):
+        for tid in set(pq.ParquetFile(f).read(columns=["trace_id"]).column(0).to_pylist()):
+            out.setdefault(tid, []).append(f.name)
+    return out
+
+
+def test_a_trace_lives_in_one_events_file(store: Store, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store's invariant (docs/store.md), kept by ingest and compact even where a
+    batch's events fill many files: events files of 10 rows, compacted in chunks of 7
+    (four events a trace, so a chunk of 7 would cut one)."""
+    from workbench.store import _batch, _compact
+
+    monkeypatch.setitem(_batch._FORMATS, "events", _batch._Format(
+        _batch._FORMATS["events"].dictionary, 131072, 10, numbered=True))
+    monkeypatch.setattr(_compact, "_CHUNK", 7)
+    before = rows(store)
+    compact(store, grace=0)
+    assert rows(store) == before
+    where = traces_per_file(store)
+    assert len(where) == TRACES and len(store.files("events")) >= TRACES * 4 // 16
+    assert {tid: files for tid, files in where.items() if len(files) != 1} == {}
+    # ingest: many traces in one batch, its events across many files
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(write_trace(tmp_path / f"m{t}.jsonl", t).read_text()
+                            for t in range(500, 530)))
+    fresh = Store(tmp_path / "fresh")
+    ingest([many], fresh, redact=False)
+    where = traces_per_file(fresh)
+    assert len(where) == 30 and len(fresh.files("events")) >= 2
+    assert {tid: files for tid, files in where.items() if len(files) != 1} == {}
