@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import InputError, JSONDecodeError, dumps, format_path, loads
@@ -208,6 +208,10 @@ def _check_key(key: bytes) -> bytes:
     return key
 
 
+#: the most extra passes a string gets when one find makes another
+_PASSES = 3
+
+
 class Redactor:
     """Replaces what the detectors find by keyed tokens (docs/redact.md).
 
@@ -251,7 +255,7 @@ class Redactor:
         """Free text with every ``find`` hit replaced by its token."""
         if not _gate(s):
             return s
-        return self._apply(s, spans_of(s))
+        return self._settled(s, spans_of)
 
     def value(self, v: Any) -> Any:
         """A JSON value with its secrets and personal data replaced (the same object
@@ -341,7 +345,7 @@ class Redactor:
         if doc is not _NOT_JSON:  # a document is judged by its values alone
             new = self._walk(doc, ctx, key)
             return s if new is doc else dumps(new)
-        return self._apply(s, _plan(s, ctx, key, _gate(s)))
+        return self._settled(s, lambda t: _plan(t, ctx, key, _gate(t)))
 
     def _plain_string(self, s: str) -> str:
         """A string under an ordinary key: what it becomes depends on the string alone,
@@ -360,7 +364,7 @@ class Redactor:
         try:
             doc = _json_doc(s)
             if doc is _NOT_JSON:
-                new = self._apply(s, _plan(s, _NONE, None, True))
+                new = self._settled(s, lambda t: _plan(t, _NONE, None, True))
             else:
                 walked = self._walk(doc, _NONE, None)
                 new = s if walked is doc else dumps(walked)
@@ -380,6 +384,17 @@ class Redactor:
             size = len(s)
         self._seen_chars = size
         self._seen[s] = _CLEAN if out is None and hits is None else (out, hits)
+
+    def _settled(self, s: str, plan: Callable[[str], list[Span]]) -> str:
+        """``s`` with what ``plan`` finds replaced, and again until nothing more is found:
+        one find can make another (a name before an address reads as a person once the
+        address is a token), and redacting twice must change nothing."""
+        out = self._apply(s, plan(s))
+        for _ in range(_PASSES):
+            if out == s:
+                break
+            s, out = out, self._apply(out, plan(out))
+        return out
 
     def _apply(self, s: str, spans: list[Span]) -> str:
         if not spans:

@@ -16,7 +16,7 @@ from workbench.model import (
 
 
 def test_every_limit_is_named_once_and_positive():
-    assert len(LIMITS) == 14
+    assert len(LIMITS) == 15  # protobuf_bytes the fifteenth
     assert all(name == lim.name and lim.value > 0 for name, lim in LIMITS.items())
 
 
