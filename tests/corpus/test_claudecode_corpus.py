@@ -33,7 +33,7 @@ import pytest
 
 from tests.support import counts, orphans, read
 from workbench.formats import open_source
-from workbench.formats.agents._claude_code import CLAUDE_CODE
+from workbench.formats.agents import CLAUDE_CODE
 from workbench.ingest import detect
 from workbench.model import FLAGS_KEY
 

@@ -25,7 +25,7 @@ import pytest
 
 from tests.support import counts, read
 from workbench.formats import open_source
-from workbench.formats.agents._inspect import INSPECT
+from workbench.formats.agents import INSPECT
 from workbench.ingest import detect
 
 FOLDER = "inspect-ai"

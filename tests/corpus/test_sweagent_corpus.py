@@ -26,7 +26,7 @@ import pytest
 
 from tests.support import counts, orphans, read
 from workbench.formats import open_source
-from workbench.formats.agents._swe_agent import SWE_AGENT
+from workbench.formats.agents import SWE_AGENT
 from workbench.ingest import detect
 
 # file -> (events, tool_calls, errors, parented, traces)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from tests.support import counts, read
 from workbench.formats import open_source
-from workbench.formats.agents._tau_bench import TAU_BENCH
+from workbench.formats.agents import TAU_BENCH
 from workbench.ingest import detect
 
 FILE = "tau-bench/gpt-4o-airline.first24.json"

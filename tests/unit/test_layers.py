@@ -111,8 +111,10 @@ def test_imports_point_down_and_private_stays_private(path):
      "workbench.cli imports workbench.rules._check, private to workbench.rules"),
     ("cli/_check.py", "from ..rules import _check\n",
      "workbench.cli imports workbench.rules._check, private to workbench.rules"),
-    ("formats/agents/_inspect.py", "from ..chat._message_list import ChatList\n",
+    ("formats/agents/inspect_ai/_read.py", "from ...chat._message_list import ChatList\n",
      "private to workbench.formats.chat"),
+    ("formats/agents/codex/_exec.py", "from ..gemini_cli._map import read_message\n",
+     "private to workbench.formats.agents.gemini_cli"),
     ("formats/otel/_span.py", "from ...redact import Redactor\n",
      "formats imports redact: formats depends on the core alone"),
     ("config/_file.py", "from ..store import Store\n", "config imports store"),
@@ -132,6 +134,15 @@ def test_a_planted_bad_import_is_named(where, source, expected):
 ])
 def test_allowed_imports_pass(source):
     assert problems(PKG / "formats/otel/_span.py", source) == []
+
+
+@pytest.mark.parametrize("source", [
+    "from .._transcript import Transcript\n",     # the parent package's own module
+    "from ..._pairing import derived_id\n",       # a module of formats, two levels up
+    "from ..gemini_cli import GEMINI_CLI\n",      # a sibling sub-package, through its __init__
+])
+def test_a_sub_package_reaches_what_its_parents_share(source):
+    assert problems(PKG / "formats/agents/codex/_exec.py", source) == []
 
 
 @pytest.mark.parametrize("path", sorted((PKG / "model").rglob("*.py")),

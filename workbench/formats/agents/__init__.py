@@ -1,18 +1,17 @@
-"""Agent trajectories and sessions: Claude Code, Codex CLI (rollouts and ``exec --json``),
-Gemini CLI, Inspect, SWE-agent, mini-swe-agent, OpenHands, tau-bench, ATIF (read, and
-written by ``atif_rows``)."""
+"""Agent trajectories and sessions, one sub-package per agent family: ``claude_code``,
+``codex`` (rollouts and ``exec --json``), ``gemini_cli``, ``inspect_ai``, ``swe_agent``
+(SWE-agent and mini-swe-agent), ``openhands``, ``tau_bench`` and ``atif`` (read, and
+written by ``atif_rows``). ``_transcript`` is the trace one session file becomes, which
+the Codex and Gemini CLI readers share."""
 
-from ._atif import ATIF
-from ._atif_write import ATIF_VERSION, atif_rows
-from ._claude_code import CLAUDE_CODE
-from ._codex import CODEX
-from ._codex_exec import CODEX_EXEC
-from ._gemini_cli import GEMINI_CLI
-from ._inspect import INSPECT
-from ._mini_swe_agent import MINI_SWE_AGENT
-from ._openhands import OPENHANDS
-from ._swe_agent import SWE_AGENT
-from ._tau_bench import TAU_BENCH
+from .atif import ATIF, ATIF_VERSION, atif_rows
+from .claude_code import CLAUDE_CODE
+from .codex import CODEX, CODEX_EXEC
+from .gemini_cli import GEMINI_CLI
+from .inspect_ai import INSPECT
+from .openhands import OPENHANDS
+from .swe_agent import MINI_SWE_AGENT, SWE_AGENT
+from .tau_bench import TAU_BENCH
 
 __all__ = ["ATIF", "ATIF_VERSION", "CLAUDE_CODE", "CODEX", "CODEX_EXEC", "GEMINI_CLI",
            "INSPECT", "MINI_SWE_AGENT", "OPENHANDS", "SWE_AGENT", "TAU_BENCH", "atif_rows"]

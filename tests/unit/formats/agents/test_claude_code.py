@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
-from workbench.formats.agents._claude_code import CLAUDE_CODE
+from workbench.formats.agents import CLAUDE_CODE
 from workbench.ingest._registry import detect
 from workbench.model import FLAGS_KEY, InputError
 

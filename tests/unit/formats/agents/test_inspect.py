@@ -13,7 +13,7 @@ import pytest
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
 from workbench.formats._pairing import derived_id
-from workbench.formats.agents._inspect import INSPECT
+from workbench.formats.agents import INSPECT
 from workbench.model import InvalidJSONError, InvalidTraceError
 
 RUN = "runAAAA1111"

@@ -13,9 +13,7 @@ from hypothesis import strategies as st
 from tests.support import assert_reads_or_refuses, with_odd_values
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
-from workbench.formats.agents._atif import ATIF
-from workbench.formats.agents._mini_swe_agent import MINI_SWE_AGENT
-from workbench.formats.agents._swe_agent import SWE_AGENT
+from workbench.formats.agents import ATIF, MINI_SWE_AGENT, SWE_AGENT
 from workbench.formats.chat import ANTHROPIC, OPENAI
 from workbench.model import FLAGS_KEY, InvalidTraceError
 

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
-from workbench.formats.agents._openhands import OPENHANDS
+from workbench.formats.agents import OPENHANDS
 from workbench.model import InvalidJSONError, InvalidTraceError
 
 T0 = 1_700_000_000_000_000_000  # 2023-11-14T22:13:20 UTC

@@ -10,7 +10,7 @@ import pytest
 
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
-from workbench.formats.agents._swe_agent import SWE_AGENT
+from workbench.formats.agents import SWE_AGENT
 from workbench.model import InvalidJSONError, InvalidTraceError
 
 SYSTEM = {"role": "system", "content": "You fix bugs.", "agent": "main",

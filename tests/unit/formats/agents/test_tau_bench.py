@@ -11,7 +11,7 @@ import pytest
 from tests.support import write_source as source
 from workbench.formats._adapter import RawEvent, SourceFile, TraceInfo
 from workbench.formats._pairing import derived_id
-from workbench.formats.agents._tau_bench import TAU_BENCH
+from workbench.formats.agents import TAU_BENCH
 from workbench.model import InvalidJSONError, InvalidTraceError
 
 

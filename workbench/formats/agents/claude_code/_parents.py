@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from .._adapter import RawEvent
-from ._claude_code_records import Link
+from ..._adapter import RawEvent
+from ._records import Link
 
 __all__ = ["causal_parents", "run_id"]
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ...model import dumps, event_dict
+from ....model import dumps, event_dict
 
 __all__ = ["ATIF_VERSION", "atif_rows"]
 

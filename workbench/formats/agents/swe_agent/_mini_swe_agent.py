@@ -26,10 +26,10 @@ from collections import Counter
 from collections.abc import Hashable, Iterator
 from typing import Any
 
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import load_document, parse_time_ns
-from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id, under_prompts
-from .._values import call_arguments, obj, text_of, tool_output
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import load_document, parse_time_ns
+from ..._pairing import UNMATCHED, CallPairer, add_flag, derived_id, under_prompts
+from ..._values import call_arguments, obj, text_of, tool_output
 
 __all__ = ["MINI_SWE_AGENT", "MiniSweAgentAdapter"]
 

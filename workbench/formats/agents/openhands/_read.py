@@ -23,11 +23,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import load_document, parse_time_ns
-from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id, under_prompts
-from .._values import obj
-from ._openhands_events import (
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import load_document, parse_time_ns
+from ..._pairing import UNMATCHED, CallPairer, add_flag, derived_id, under_prompts
+from ..._values import obj
+from ._events import (
     fill_model,
     fill_result,
     llm_from_response,

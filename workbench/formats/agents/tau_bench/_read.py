@@ -18,11 +18,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
-from .._decode import load_document
-from .._pairing import derived_id
-from ..chat import ChatList
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile, TraceInfo, malformed
+from ..._decode import load_document
+from ..._pairing import derived_id
+from ...chat import ChatList
 
 __all__ = ["TAU_BENCH", "TauBenchAdapter"]
 

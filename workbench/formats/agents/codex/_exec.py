@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import iter_json_lines, maybe_json
-from .._pairing import UNANSWERED, add_flag, derived_id
-from .._values import obj
-from ._transcript import Transcript, exit_status
+from ....model import InvalidTraceError, JSONDecodeError, loads
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import iter_json_lines, maybe_json
+from ..._pairing import UNANSWERED, add_flag, derived_id
+from ..._values import obj
+from .._transcript import Transcript, exit_status
 
 __all__ = ["CODEX_EXEC", "CodexExecAdapter"]
 

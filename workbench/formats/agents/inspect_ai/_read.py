@@ -5,7 +5,7 @@ An EvalLog holds ``version``, ``status``, ``eval`` (task, model, run id ...), ``
 ``header.json`` (or ``_journal/start.json`` while a run is still being written) and
 one ``samples/<id>_epoch_<n>.json`` member per sample. Each sample (one epoch of one
 dataset item) becomes one trace, with an id derived from the run id, the sample id and
-the epoch. Its ``events`` are mapped by ``_inspectevents``; a sample recorded without
+the epoch. Its ``events`` are mapped by ``_events``; a sample recorded without
 events (older logs) falls back to its ``messages`` (assistant ``tool_calls`` paired with
 ``role: tool`` messages by id).
 """
@@ -18,13 +18,13 @@ import zlib
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo, malformed
-from .._decode import load_document
-from .._pairing import derived_id
-from .._values import obj
-from ..chat import ChatList
-from ._inspect_events import SampleEvents, resolve
+from ....model import InvalidJSONError, InvalidTraceError, JSONDecodeError, loads
+from ..._adapter import RawEvent, SourceFile, TraceInfo, malformed
+from ..._decode import load_document
+from ..._pairing import derived_id
+from ..._values import obj
+from ...chat import ChatList
+from ._events import SampleEvents, resolve
 
 __all__ = ["INSPECT", "InspectAdapter"]
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._adapter import RawEvent
-from .._decode import parse_time_ns
-from .._values import obj, text_of
-from ._transcript import Transcript
+from ..._adapter import RawEvent
+from ..._decode import parse_time_ns
+from ..._values import obj, text_of
+from .._transcript import Transcript
 
 __all__ = ["read_contents", "read_message"]
 

@@ -24,11 +24,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import load_document
-from .._pairing import derived_id
-from .._values import obj, text_of
-from ._atif_steps import HINT, AtifWalk, usage_attrs
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import load_document
+from ..._pairing import derived_id
+from ..._values import obj, text_of
+from ._steps import HINT, AtifWalk, usage_attrs
 
 __all__ = ["ATIF", "AtifAdapter"]
 

@@ -20,11 +20,11 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import load_document, maybe_json
-from .._pairing import UNANSWERED, add_flag, derived_id, under_prompts
-from .._values import call_arguments, obj, tool_output
-from ._swe_agent_messages import (
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import load_document, maybe_json
+from ..._pairing import UNANSWERED, add_flag, derived_id, under_prompts
+from ..._values import call_arguments, obj, tool_output
+from ._messages import (
     SweHistory,
     assistant_event,
     first_assistant,

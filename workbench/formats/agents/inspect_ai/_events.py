@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._adapter import RawEvent
-from .._decode import maybe_json, parse_time_ns
-from .._pairing import UNANSWERED, UNMATCHED, add_flag
-from .._values import obj, tool_error, tool_output
+from ..._adapter import RawEvent
+from ..._decode import maybe_json, parse_time_ns
+from ..._pairing import UNANSWERED, UNMATCHED, add_flag
+from ..._values import obj, tool_error, tool_output
 
 __all__ = ["SampleEvents", "resolve"]
 

@@ -3,8 +3,8 @@
 ``Session`` takes the records in file order and keeps every event until the file is
 read: lines of one API message are merged, tool results pair with their calls in any
 order, and the links each line states (``parentUuid``, ``parent_tool_use_id``) are kept
-for ``_claude_code_parents``, which turns them into causal parents. What one record says is
-``_claudecode_records``'s; the records only the Agent SDK stream has, ``_claudecode_sdk``'s.
+for ``_parents``, which turns them into causal parents. What one record says is
+``_records``'s; the records only the Agent SDK stream has, ``_sdk``'s.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
-from .._decode import parse_time_ns
-from .._pairing import UNMATCHED, CallPairer, add_flag, derived_id
-from ._claude_code_parents import causal_parents, run_id
-from ._claude_code_records import (
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile, TraceInfo
+from ..._decode import parse_time_ns
+from ..._pairing import UNMATCHED, CallPairer, add_flag, derived_id
+from ._parents import causal_parents, run_id
+from ._records import (
     Link,
     bad,
     blocks_of,
@@ -29,7 +29,7 @@ from ._claude_code_records import (
     record_extras,
     text_of,
 )
-from ._claude_code_sdk import control_request, run_result, system_init, task_started
+from ._sdk import control_request, run_result, system_init, task_started
 
 __all__ = ["Session"]
 

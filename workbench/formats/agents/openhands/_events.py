@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._adapter import RawEvent
-from .._decode import maybe_json, parse_time_ns
-from .._values import call_arguments, obj
+from ..._adapter import RawEvent
+from ..._decode import maybe_json, parse_time_ns
+from ..._values import call_arguments, obj
 
 __all__ = [
     "fill_result",

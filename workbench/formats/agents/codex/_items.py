@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .._decode import maybe_json
-from .._values import obj, single_text
-from ._transcript import exit_status
+from ..._decode import maybe_json
+from ..._values import obj, single_text
+from .._transcript import exit_status
 
 __all__ = ["CALL_ITEMS", "OUTPUT_ITEMS", "call_fields", "event_status", "hosted_status",
            "output_fields"]

@@ -6,10 +6,10 @@ import re
 from collections.abc import Hashable
 from typing import Any
 
-from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile, TraceInfo
-from .._values import call_arguments, obj, single_text, tool_output
-from ..chat import ChatList
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile, TraceInfo
+from ..._values import call_arguments, obj, single_text, tool_output
+from ...chat import ChatList
 
 __all__ = ["SweHistory", "assistant_event", "first_assistant", "get", "message_event",
            "tool_status", "trace_info"]

@@ -1,15 +1,15 @@
 """What one Claude Code record says, in a transcript line or an Agent SDK message alike:
 the Anthropic message and its content blocks, the parent it names, whether it is a
-sub-agent's, and the fields left over for attrs. No state: ``_claudecode_map`` keeps it.
+sub-agent's, and the fields left over for attrs. No state: ``_map`` keeps it.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...model import InvalidTraceError
-from .._adapter import RawEvent, SourceFile
-from .._decode import maybe_json
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile
+from ..._decode import maybe_json
 
 __all__ = ["CONSUMED", "Link", "bad", "blocks_of", "fill_tool_result", "fill_tool_use",
            "finish_turn", "is_sidechain", "link_of", "llm_details", "record_extras", "text_of"]

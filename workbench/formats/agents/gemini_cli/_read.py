@@ -11,7 +11,7 @@
   (``[{role, parts}]``, or ``{history: [...]}``); the checkpoints ``/restore`` uses hold
   ``{history (the screen's), clientHistory (the model's), toolCall, commitHash, filePath}``.
 
-The mapping is ``_gemini_cli_map``'s.
+The mapping is ``_map``'s.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import iter_json_lines, load_document
-from .._pairing import derived_id
-from ._gemini_cli_map import read_contents, read_message
-from ._transcript import Transcript
+from ....model import InvalidTraceError, JSONDecodeError, loads
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import iter_json_lines, load_document
+from ..._pairing import derived_id
+from .._transcript import Transcript
+from ._map import read_contents, read_message
 
 __all__ = ["GEMINI_CLI", "GeminiCliAdapter"]
 

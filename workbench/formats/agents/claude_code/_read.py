@@ -12,7 +12,7 @@ Two recordings of the same conversation model:
 
 Each assistant API message (however many lines share its ``message.id``) is one
 ``llm_call``, each ``tool_use`` with its ``tool_result`` one ``tool_call``; the mapping
-is in ``_claudecode_map`` (with ``_claudecode_records`` and ``_claudecode_sdk``).
+is in ``_map`` (with ``_records`` and ``_sdk``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo
-from .._decode import iter_json_lines, load_document, load_yaml
-from ._claude_code_map import Session
+from ....model import InvalidTraceError, JSONDecodeError, loads
+from ..._adapter import RawEvent, SourceFile, TraceInfo
+from ..._decode import iter_json_lines, load_document, load_yaml
+from ._map import Session
 
 __all__ = ["CLAUDE_CODE", "ClaudeCodeAdapter"]
 

@@ -13,10 +13,10 @@ from collections import Counter
 from collections.abc import Hashable
 from typing import Any
 
-from .._adapter import RawEvent, SourceFile, invalid
-from .._decode import parse_time_ns
-from .._pairing import UNMATCHED, CallPairer, add_flag, under_prompts
-from .._values import obj, tool_output
+from ..._adapter import RawEvent, SourceFile, invalid
+from ..._decode import parse_time_ns
+from ..._pairing import UNMATCHED, CallPairer, add_flag, under_prompts
+from ..._values import obj, tool_output
 
 __all__ = ["HINT", "AtifWalk", "usage_attrs"]
 

@@ -20,12 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ...model import InvalidTraceError, JSONDecodeError, loads
-from .._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from .._decode import iter_json_lines, parse_time_ns
-from .._pairing import derived_id
-from .._values import text_of
-from ._codex_items import (
+from ....model import InvalidTraceError, JSONDecodeError, loads
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
+from ..._decode import iter_json_lines, parse_time_ns
+from ..._pairing import derived_id
+from ..._values import text_of
+from .._transcript import Transcript
+from ._items import (
     CALL_ITEMS,
     OUTPUT_ITEMS,
     call_fields,
@@ -33,7 +34,6 @@ from ._codex_items import (
     hosted_status,
     output_fields,
 )
-from ._transcript import Transcript
 
 __all__ = ["CODEX", "CodexAdapter"]
 

@@ -3,16 +3,16 @@ message (the session's tools, model and settings), ``task_started`` (a sub-agent
 start, told about its Task call), the closing ``result`` (the run's outcome, cost and
 usage) and ``control_request`` (a permission or hook callback about a tool call).
 
-No state: ``_claudecode_map`` finds the trace and the events these apply to.
+No state: ``_map`` finds the trace and the events these apply to.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._adapter import RawEvent, TraceInfo
-from .._decode import maybe_json
-from ._claude_code_records import CONSUMED, llm_details
+from ..._adapter import RawEvent, TraceInfo
+from ..._decode import maybe_json
+from ._records import CONSUMED, llm_details
 
 __all__ = ["control_request", "run_result", "system_init", "task_started"]
 

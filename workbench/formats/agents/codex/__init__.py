@@ -1,0 +1,7 @@
+"""Codex CLI: session rollouts (``_rollout``, their Responses API items in ``_items``)
+and the events ``codex exec --json`` prints (``_exec``)."""
+
+from ._exec import CODEX_EXEC
+from ._rollout import CODEX
+
+__all__ = ["CODEX", "CODEX_EXEC"]
