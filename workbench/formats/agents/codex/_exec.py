@@ -19,12 +19,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ....model import InvalidTraceError, JSONDecodeError, loads
-from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from ..._decode import iter_json_lines, maybe_json
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid
+from ..._decode import maybe_json
 from ..._pairing import UNANSWERED, add_flag, derived_id
 from ..._values import obj
 from .._transcript import Transcript, exit_status
+from ._lines import head_objects, read_lines
 
 __all__ = ["CODEX_EXEC", "CodexExecAdapter"]
 
@@ -43,21 +44,12 @@ class CodexExecAdapter:
     file_order = True
 
     def sniff(self, source: SourceFile) -> int:
-        for raw in source.head.split(b"\n")[:50]:
-            try:
-                rec = loads(raw) if raw.strip() else None
-            except JSONDecodeError:
-                continue
-            if type(rec) is dict and rec.get("type") in _TYPES:
-                return 95
-        return 0
+        found = any(rec is not None and rec.get("type") in _TYPES
+                    for rec in head_objects(source))
+        return 95 if found else 0
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
-        stream = ExecStream(source)
-        for n, rec in iter_json_lines(source):
-            with malformed(source, f"line {n}"):
-                stream.add(n, rec)
-        yield from stream.finish()
+        yield from read_lines(source, ExecStream(source))
 
 
 CODEX_EXEC = CodexExecAdapter()

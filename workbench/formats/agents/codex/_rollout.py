@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ....model import InvalidTraceError, JSONDecodeError, loads
-from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid, malformed
-from ..._decode import iter_json_lines, parse_time_ns
+from ....model import InvalidTraceError
+from ..._adapter import RawEvent, SourceFile, TraceInfo, invalid
+from ..._decode import parse_time_ns
 from ..._pairing import derived_id
 from ..._values import text_of
 from .._transcript import Transcript
@@ -34,6 +34,7 @@ from ._items import (
     hosted_status,
     output_fields,
 )
+from ._lines import head_objects, read_lines
 
 __all__ = ["CODEX", "CodexAdapter"]
 
@@ -55,7 +56,7 @@ class CodexAdapter:
     file_order = True  # lines are written in the order things happened
 
     def sniff(self, source: SourceFile) -> int:
-        lines = [_line(raw) for raw in source.head.split(b"\n")[:50]]
+        lines = head_objects(source)
         records = [r for r in lines if r is not None]
         if any(r.get("type") in _ENVELOPE and type(r.get("payload")) is dict for r in records):
             return 95
@@ -66,22 +67,10 @@ class CodexAdapter:
         return 0
 
     def read(self, source: SourceFile) -> Iterator[RawEvent | TraceInfo]:
-        rollout = Rollout(source)
-        for n, rec in iter_json_lines(source):
-            with malformed(source, f"line {n}"):
-                rollout.add(n, rec)
-        yield from rollout.finish()
+        yield from read_lines(source, Rollout(source))
 
 
 CODEX = CodexAdapter()
-
-
-def _line(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = loads(raw) if raw.strip() else None
-    except JSONDecodeError:
-        return None  # the head's last line is usually cut
-    return value if type(value) is dict else None
 
 
 def _legacy_header(rec: dict[str, Any]) -> bool:
