@@ -25,6 +25,8 @@ would change. docs/contracts.md ("Provider profiles, lint and export") has the t
 
 from __future__ import annotations
 
+import copy
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,9 +34,9 @@ from typing import Any
 from ._descriptor import Descriptor
 from .schema import LIST_KEYWORDS, MAP_KEYWORDS, SCHEMA_KEYWORDS
 
-__all__ = ["FIXES", "SEVERITIES", "Problem", "ProblemGroup", "Profile", "Report", "admits_null",
-           "at_least", "each", "escape", "group_problems", "hoist_root", "is_object",
-           "nullable", "rebuild", "type_names"]
+__all__ = ["FIXES", "SEVERITIES", "Problem", "ProblemGroup", "Profile", "Report", "ToolRules",
+           "admits_null", "at_least", "declared", "each", "escape", "group_problems",
+           "hoist_root", "is_object", "nullable", "rebuild", "says_object", "type_names"]
 
 #: most severe first: ``reject`` (the provider refuses the tool), ``drop`` (it ignores it)
 SEVERITIES = ("reject", "drop")
@@ -207,6 +209,55 @@ def is_object(schema: Any) -> bool:
     kinds = type_names(schema)
     return "object" in kinds or (not kinds and isinstance(schema, dict)
                                  and "properties" in schema)
+
+
+def says_object(schema: Any) -> bool:
+    """Whether a schema's ``type`` names ``object``."""
+    return "object" in type_names(schema)
+
+
+@dataclass(frozen=True)
+class ToolRules:
+    """What a provider says of a tool's name and of its input's root, the checks every
+    profile's conversion opens with, each worded in the provider's terms."""
+
+    #: the names the provider takes
+    names: re.Pattern[str]
+    #: why a name ``names`` refuses is refused (nothing export can do)
+    bad_name: str
+    #: what export declares for an input the descriptor leaves unknown (lossy)
+    unknown_input: str
+    #: the input it declares then; None: the tool is written without one
+    stand_in: dict[str, Any] | None
+    #: why an input whose root is not an object is refused (nothing export can do)
+    not_object: str
+    #: whether a root counts as an object (by default: its ``type`` says ``object``)
+    object_root: Callable[[Any], bool] = says_object
+
+    def check(self, d: Descriptor, report: Report) -> tuple[Any, bool]:
+        """``d``'s name and input root checked: the input schema export converts (the
+        stand-in for an unknown one) and whether its root is an object."""
+        if not self.names.match(d.tool):
+            report("/tool", "name", "reject", "none", self.bad_name)
+        schema = d.input
+        if schema is None:
+            report("/input", "input", "reject", "lossy", self.unknown_input)
+            return copy.deepcopy(self.stand_in), self.stand_in is not None
+        if not (isinstance(schema, dict) and self.object_root(schema)):
+            report("/input", "type", "reject", "none", self.not_object)
+            return schema, False
+        return schema, True
+
+
+def declared(d: Descriptor, *fields: str) -> dict[str, Any]:
+    """A tool's JSON opened as every provider's is: ``name``, then each of ``fields``
+    (``title``, ``description``) the descriptor states, under the same key."""
+    out: dict[str, Any] = {"name": d.tool}
+    for f in fields:
+        value = getattr(d, f)
+        if value is not None:
+            out[f] = value
+    return out
 
 
 def admits_null(schema: Any) -> bool:

@@ -143,3 +143,34 @@ def test_a_root_that_points_into_its_definitions_is_an_object_to_every_provider(
 ])
 def test_only_a_bare_root_reference_is_hoisted(schema):
     assert hoist_root(schema) is schema
+
+
+#: a tool whose input the descriptor leaves unknown, as each provider's export declares it
+UNKNOWN_INPUT = {
+    "openai": [{"type": "function", "function": {
+        "name": "ping", "description": "Ping.", "strict": True,
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False}}}],
+    "anthropic": [{"name": "ping", "description": "Ping.", "strict": True, "input_schema": {
+        "type": "object", "properties": {}, "additionalProperties": False}}],
+    "gemini": [{"functionDeclarations": [{"name": "ping", "description": "Ping."}]}],
+    "mcp": {"tools": [{"name": "ping", "title": "Ping", "description": "Ping.",
+                       "inputSchema": {"type": "object"}}]},
+}
+
+
+@pytest.mark.parametrize("provider", sorted(UNKNOWN_INPUT))
+def test_an_unknown_input_is_a_loss_and_a_root_that_is_no_object_is_refused(provider):
+    d = descriptor_from_dict({"version": 1, "tool": "ping", "title": "Ping",
+                              "description": "Ping."})
+    with pytest.raises(ExportError) as info:
+        export_tools([d], provider)
+    assert info.value.code == "EXPORT_LOSSY" and "ping /input" in str(info.value)
+    result = export_tools([d], provider, lossy=True)
+    assert [(p.path, p.keyword) for p in result.dropped] == [("/input", "input")]
+    assert result.document == UNKNOWN_INPUT[provider]
+    if provider == "mcp":  # the stand-in written as it is: each export holds its own
+        result.document["tools"][0]["inputSchema"]["title"] = "changed"
+    assert export_tools([d], provider, lossy=True).document == UNKNOWN_INPUT[provider]
+    listed = _d(tool="ping", input={"type": "array", "items": {"type": "string"}})
+    assert ("/input", "type", "reject", "none") in {
+        (p.path, p.keyword, p.severity, p.fix) for p in lint([listed], [provider])}

@@ -25,12 +25,19 @@ import re
 from typing import Any
 
 from .._descriptor import Descriptor
-from .._profile import Problem, Profile, Report, is_object, rebuild, type_names
+from .._profile import Problem, Profile, Report, ToolRules, declared, is_object, rebuild
 from ..schema import walk_refs
 
 __all__ = ["FORMATS", "PROFILE"]
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_RULES = ToolRules(
+    names=NAME,
+    bad_name=f"Anthropic tool names match {NAME.pattern}: no dots, slashes or colons",
+    unknown_input="the input is unknown; export declares a tool that takes no arguments",
+    stand_in={"type": "object", "properties": {}},
+    not_object="input_schema must be `type: object`")
+
 FORMATS = frozenset({"date-time", "time", "date", "email", "uri", "uuid", "ipv4", "ipv6"})
 _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
            "minLength", "maxLength", "maxItems", "uniqueItems", "contains", "minContains",
@@ -142,20 +149,9 @@ def _reaches(graph: dict[str, set[str]], ref: str) -> bool:
 
 
 def convert(d: Descriptor, report: Report) -> dict[str, Any]:
-    if not NAME.match(d.tool):
-        report("/tool", "name", "reject", "none",
-               f"Anthropic tool names match {NAME.pattern}: no dots, slashes or colons")
-    schema = d.input
-    if schema is None:
-        report("/input", "input", "reject", "lossy",
-               "the input is unknown; export declares a tool that takes no arguments")
-        schema = {"type": "object", "properties": {}}
-    if not (isinstance(schema, dict) and "object" in type_names(schema)):
-        report("/input", "type", "reject", "none", "input_schema must be `type: object`")
+    schema, _ = _RULES.check(d, report)
     _recursion(schema, report)
-    tool: dict[str, Any] = {"name": d.tool}
-    if d.description is not None:
-        tool["description"] = d.description
+    tool = declared(d, "description")
     tool["input_schema"] = rebuild(schema, "/input", _node(report))
     tool["strict"] = True
     return tool

@@ -28,12 +28,19 @@ import re
 from typing import Any
 
 from .._descriptor import Descriptor
-from .._profile import Profile, Report, escape, rebuild, type_names
+from .._profile import Profile, Report, ToolRules, declared, escape, rebuild, type_names
 from ..schema import pointer
 
 __all__ = ["KEYWORDS", "PROFILE"]
 
 NAME = re.compile(r"^[a-zA-Z0-9_.:-]{1,64}$")
+_RULES = ToolRules(
+    names=NAME,
+    bad_name=f"Gemini function names match {NAME.pattern}: no slashes",
+    unknown_input="the input is unknown; export declares a function that takes no arguments",
+    stand_in=None,  # a declaration without parameters
+    not_object="Gemini's `parameters` is an OBJECT")
+
 #: the keywords of Gemini's Schema
 KEYWORDS = frozenset({"type", "format", "title", "description", "nullable", "enum",
                       "maxItems", "minItems", "properties", "required", "minProperties",
@@ -234,19 +241,9 @@ def _schema(schema: Any, path: str, report: Report) -> Any:
 
 
 def convert(d: Descriptor, report: Report) -> dict[str, Any]:
-    if not NAME.match(d.tool):
-        report("/tool", "name", "reject", "none",
-               f"Gemini function names match {NAME.pattern}: no slashes")
-    decl: dict[str, Any] = {"name": d.tool}
-    if d.description is not None:
-        decl["description"] = d.description
-    schema = d.input
-    if schema is None:
-        report("/input", "input", "reject", "lossy",
-               "the input is unknown; export declares a function that takes no arguments")
-    elif not (isinstance(schema, dict) and "object" in type_names(schema)):
-        report("/input", "type", "reject", "none", "Gemini's `parameters` is an OBJECT")
-    elif not _takes_nothing(schema):
+    decl = declared(d, "description")
+    schema, an_object = _RULES.check(d, report)
+    if an_object and not _takes_nothing(schema):
         params = _schema(schema, "/input", report)
         if params.get("properties"):
             decl["parameters"] = params

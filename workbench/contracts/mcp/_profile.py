@@ -20,36 +20,28 @@ import re
 from typing import Any
 
 from .._descriptor import Descriptor
-from .._profile import Profile, Report, type_names
+from .._profile import Profile, Report, ToolRules, declared, says_object
 from ._import import META_FIELDS, META_PREFIX, annotations_for
 
 __all__ = ["PROFILE"]
 
 NAME = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
+_RULES = ToolRules(
+    names=NAME,
+    bad_name=f"MCP tool names SHOULD match {NAME.pattern}: no slashes or colons",
+    unknown_input="the input is unknown and MCP requires an inputSchema; export writes an "
+    "open object (`{type: object}`)",
+    stand_in={"type": "object"},
+    not_object="an MCP inputSchema is `type: object`")
 
 
 def convert(d: Descriptor, report: Report) -> dict[str, Any]:
-    if not NAME.match(d.tool):
-        report("/tool", "name", "reject", "none",
-               f"MCP tool names SHOULD match {NAME.pattern}: no slashes or colons")
-    schema = d.input
-    if schema is None:
-        report("/input", "input", "reject", "lossy",
-               "the input is unknown and MCP requires an inputSchema; export writes an "
-               "open object (`{type: object}`)")
-        schema = {"type": "object"}
-    elif not (isinstance(schema, dict) and "object" in type_names(schema)):
-        report("/input", "type", "reject", "none", "an MCP inputSchema is `type: object`")
-    if d.output is not None and not (isinstance(d.output, dict)
-                                     and "object" in type_names(d.output)):
+    schema, _ = _RULES.check(d, report)
+    if d.output is not None and not (isinstance(d.output, dict) and says_object(d.output)):
         report("/output", "type", "reject", "none",
                "an MCP outputSchema is `type: object` (any JSON value only from the "
                "2026-07-28 revision)")
-    tool: dict[str, Any] = {"name": d.tool}
-    if d.title is not None:
-        tool["title"] = d.title
-    if d.description is not None:
-        tool["description"] = d.description
+    tool = declared(d, "title", "description")
     tool["inputSchema"] = schema
     if d.output is not None:
         tool["outputSchema"] = d.output

@@ -28,11 +28,31 @@ import re
 from typing import Any
 
 from .._descriptor import Descriptor
-from .._profile import Profile, Report, admits_null, each, escape, is_object, nullable, rebuild
+from .._profile import (
+    Profile,
+    Report,
+    ToolRules,
+    admits_null,
+    declared,
+    each,
+    escape,
+    is_object,
+    nullable,
+    rebuild,
+)
 
 __all__ = ["FORMATS", "PROFILE"]
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_RULES = ToolRules(
+    names=NAME,
+    bad_name=f"OpenAI tool names match {NAME.pattern} (letters, digits, _ and -, at most "
+    "64): no dots, slashes or colons",
+    unknown_input="the input is unknown; export declares a function that takes no arguments",
+    stand_in={"type": "object", "properties": {}},
+    not_object="strict mode needs an object at the root",
+    object_root=is_object)
+
 #: the string formats strict mode supports
 FORMATS = frozenset({"date-time", "time", "date", "duration", "email", "hostname", "ipv4",
                      "ipv6", "uuid"})
@@ -124,27 +144,15 @@ def _depth(s: Any, seen: int = 0) -> int:
 
 
 def convert(d: Descriptor, report: Report) -> dict[str, Any]:
-    if not NAME.match(d.tool):
-        report("/tool", "name", "reject", "none",
-               f"OpenAI tool names match {NAME.pattern} (letters, digits, _ and -, at most "
-               "64): no dots, slashes or colons")
-    schema = d.input
-    if schema is None:
-        report("/input", "input", "reject", "lossy",
-               "the input is unknown; export declares a function that takes no arguments")
-        schema = {"type": "object", "properties": {}}
-    if not (isinstance(schema, dict) and is_object(schema)):
-        report("/input", "type", "reject", "none", "strict mode needs an object at the root")
-    elif "anyOf" in schema or "oneOf" in schema:
+    schema, an_object = _RULES.check(d, report)
+    if an_object and ("anyOf" in schema or "oneOf" in schema):
         kw = "anyOf" if "anyOf" in schema else "oneOf"
         report(f"/input/{kw}", kw, "reject", "none",
                f"strict mode refuses `{kw}` at the root (alternatives need an object around "
                "them)")
     params = rebuild(schema, "/input", _node(report))
     _limits(params, report)
-    fn: dict[str, Any] = {"name": d.tool}
-    if d.description is not None:
-        fn["description"] = d.description
+    fn = declared(d, "description")
     fn["parameters"] = params
     fn["strict"] = True
     return {"type": "function", "function": fn}
