@@ -19,17 +19,15 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.lab_support import running_lab, status
 from tests.support import REPO
 
 pytestmark = pytest.mark.browser
@@ -68,12 +66,6 @@ def _artifacts() -> Path:
     out = Path(os.environ.get("WORKBENCH_ARTIFACTS") or REPO / "test-artifacts") / "notebook"
     out.mkdir(parents=True, exist_ok=True)
     return out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def _project(tmp: Path) -> Path:
@@ -124,36 +116,10 @@ def lab(tmp_path: Path) -> Iterator[str]:
     if shutil.which("git") is None:
         _missing("git is not installed (the test checks `git status` after a save)")
     folder = _project(tmp_path)
-    port = _free_port()
-    log = (tmp_path / "lab.log").open("w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "workbench", "lab", "--store", str(tmp_path / "store"),
-         "--dir", str(folder), "--port", str(port), "--token", TOKEN, "--no-browser"],
-        cwd=tmp_path, env=_jupyter_env(tmp_path), stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"workbench lab exited ({proc.returncode}):\n"
-                            + (tmp_path / "lab.log").read_text()[-3000:])
-            try:
-                with urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    pytest.fail("JupyterLab did not answer within 90 s:\n"
-                                + (tmp_path / "lab.log").read_text()[-3000:])
-                time.sleep(0.3)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with running_lab(tmp_path, folder, TOKEN, _jupyter_env(tmp_path)) as server:
+        server.wait(lambda: status(server.base, TOKEN, timeout=2) == 200,
+                    "answer from JupyterLab")
+        yield server.base
 
 
 # -- the page ----------------------------------------------------------------------------
