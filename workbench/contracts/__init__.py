@@ -139,7 +139,6 @@ from .openapi import (
 from .schema import (
     check_schema,
     nullable_31,
-    pointer,
     resolve_ref,
     to_json_schema,
 )
@@ -224,7 +223,6 @@ __all__ = [
     "manifest",
     "nullable_31",
     "parse_consumer",
-    "pointer",
     "provider_json",
     "read_document",
     "read_tools",

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..contracts import Components, ContractError, load_document, nullable_31, pointer
+from ..contracts import Components, ContractError, load_document, nullable_31
+from ..model import json_pointer
 from ._errors import OpenAPIError
 
 __all__ = ["CURSOR_NAMES", "METHODS", "SEQUENCES", "Media", "Operation", "Paging", "Param",
@@ -242,7 +243,7 @@ class _Reader:
                                    code="OPENAPI_REF_CYCLE", file=self.file, path=at)
             seen.add(ref)
             try:
-                node = pointer(self.doc, ref)
+                node = json_pointer(self.doc, ref)
             except KeyError:
                 raise OpenAPIError(f"{self.file}, {at}: $ref {ref!r} resolves to nothing",
                                    code="OPENAPI_REF", file=self.file, path=at) from None

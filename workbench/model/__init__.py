@@ -19,7 +19,15 @@ from ._errors import (
     WorkbenchError,
 )
 from ._event import Event, Ref
-from ._json import JSONDecodeError, dumps, dumps_bytes, json_type, loads, loads_many
+from ._json import (
+    JSONDecodeError,
+    dumps,
+    dumps_bytes,
+    json_pointer,
+    json_type,
+    loads,
+    loads_many,
+)
 from ._limits import LIMITS, Limit, LimitExceededError, within_depth
 from ._paths import STAR, Path, format_path, parse_path
 from ._refs import (
@@ -99,6 +107,7 @@ __all__ = [
     "first_path",
     "format_path",
     "infer_refs",
+    "json_pointer",
     "json_type",
     "link",
     "link_columns",

@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import math
 from typing import Any
+from urllib.parse import unquote
 
 import orjson
 
 from ._limits import LIMITS, within_depth
 
-__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "json_type", "loads", "loads_many"]
+__all__ = ["JSONDecodeError", "dumps", "dumps_bytes", "json_pointer", "json_type", "loads",
+           "loads_many"]
 
 JSONDecodeError = (orjson.JSONDecodeError, json.JSONDecodeError, UnicodeDecodeError)
 
@@ -146,3 +148,23 @@ def json_type(v: Any) -> str:
     if isinstance(v, str):
         return "string"
     return "array" if isinstance(v, list) else "object"
+
+
+def json_pointer(doc: Any, ref: str) -> Any:
+    """The value a local reference (``#/$defs/Item``, ``#`` for the root; RFC 6901 with
+    its ``~0``/``~1`` escapes, percent-decoded as in a URI fragment) names in ``doc``;
+    ``KeyError`` when it names nothing."""
+    if ref == "#":
+        return doc
+    if not ref.startswith("#/"):
+        raise KeyError(ref)
+    node = doc
+    for raw in ref[2:].split("/"):
+        part = unquote(raw).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise KeyError(ref)
+    return node

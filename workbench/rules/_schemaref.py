@@ -16,10 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path as FsPath
 from typing import TYPE_CHECKING, Any
-from urllib.parse import unquote
 
 from ..config import RefError, resolve_ref
-from ..model import LIMITS, JSONDecodeError, LimitExceededError, loads
+from ..model import LIMITS, JSONDecodeError, LimitExceededError, json_pointer, loads
 
 if TYPE_CHECKING:
     from ._parse import At
@@ -65,19 +64,12 @@ def read_schema_file(ref: str, what: str, at: At) -> Any:
 
 def _pointer(root: Any, ref: str) -> tuple[bool, Any]:
     """(found, target) of a local reference; an anchor (``#name``) counts as found."""
-    frag = ref[1:]
-    if frag and not frag.startswith("/"):
+    if ref[1:] and not ref.startswith("#/"):
         return True, None  # a named anchor: the validator finds it within the schema
-    node = root
-    for raw in frag.split("/")[1:]:
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            return False, None
-    return True, node
+    try:
+        return True, json_pointer(root, ref)
+    except KeyError:
+        return False, None
 
 
 def check_refs(schema: Any, what: str, at: At) -> None:

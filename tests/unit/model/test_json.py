@@ -1,6 +1,8 @@
 from decimal import Decimal
 
-from workbench.model import dumps, loads
+import pytest
+
+from workbench.model import dumps, json_pointer, loads
 
 
 def test_wide_integers_keep_every_digit():
@@ -23,3 +25,18 @@ def test_negative_integers_below_int64_keep_every_digit():
     assert loads("[-9223372036854775809]") == [-9223372036854775809]
     assert loads(b"[-9223372036854775808, 18446744073709551615]") == [
         -9223372036854775808, 18446744073709551615]
+
+
+def test_json_pointer_follows_rfc_6901_escapes_and_percent_decoding():
+    doc = {"$defs": {"a/b": {"x": 1}, "m~n": [10, 20], "sp ace": True}}
+    assert json_pointer(doc, "#") is doc
+    assert json_pointer(doc, "#/$defs/a~1b/x") == 1
+    assert json_pointer(doc, "#/$defs/m~0n/1") == 20
+    assert json_pointer(doc, "#/$defs/sp%20ace") is True
+
+
+@pytest.mark.parametrize("ref", ["#/$defs/nope", "#/$defs/m~0n/2", "#/$defs/m~0n/-1",
+                                 "other.json#/x", "#anchor"])
+def test_json_pointer_names_nothing_with_a_key_error(ref):
+    with pytest.raises(KeyError):
+        json_pointer({"$defs": {"m~n": [10, 20]}}, ref)

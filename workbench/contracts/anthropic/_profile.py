@@ -116,14 +116,14 @@ def _values(n: dict[str, Any], path: str, report: Report) -> None:
 def _recursion(schema: Any, report: Report) -> None:
     """Report each ``$ref`` that can reach itself again (a recursive schema): whether a
     target loops is worked out once per target, not once per use."""
-    from ..schema import pointer
+    from ...model import json_pointer
 
     uses = list(walk_refs(schema))
     graph: dict[str, set[str]] = {}
     for _, ref in uses:
         if ref not in graph:
             try:
-                graph[ref] = {r for _, r in walk_refs(pointer(schema, ref))}
+                graph[ref] = {r for _, r in walk_refs(json_pointer(schema, ref))}
             except KeyError:
                 graph[ref] = set()
     loops: dict[str, bool] = {}

@@ -27,9 +27,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ...model import json_pointer
 from .._descriptor import Descriptor
 from .._profile import Profile, Report, ToolRules, declared, escape, rebuild, type_names
-from ..schema import pointer
 
 __all__ = ["KEYWORDS", "PROFILE"]
 
@@ -224,7 +224,7 @@ def _inline(schema: Any, root: Any, path: str, stack: tuple[str, ...], report: R
         if ref in stack:
             return {}
         try:
-            target = pointer(root, ref)
+            target = json_pointer(root, ref)
         except KeyError:
             target = {}
         out.update(_inline(target, root, path, (*stack, ref), report))

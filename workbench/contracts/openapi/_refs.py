@@ -32,9 +32,10 @@ from urllib.parse import unquote
 
 from ...config import RefError
 from ...config import resolve_ref as resolve_file
+from ...model import json_pointer
 from .._errors import SchemaInvalidError
 from .._notes import warn
-from ..schema import pointer, to_json_schema
+from ..schema import to_json_schema
 
 __all__ = ["Components", "Origin"]
 
@@ -155,7 +156,7 @@ class Components:
         if name in self._extra:
             path, frag = self._extra[name]
             try:
-                node = pointer(self._files[path], frag)
+                node = json_pointer(self._files[path], frag)
             except KeyError:
                 raise SchemaInvalidError(f"{self.file}, tool {tool}, {at}: $ref "
                                          f"{path.name}{frag} resolves to nothing",
@@ -181,7 +182,7 @@ class Components:
                 origin, frag = self._open(ref, origin, at, tool)
                 doc = self._files[origin]
             try:
-                node = pointer(doc, frag)
+                node = json_pointer(doc, frag)
             except KeyError:
                 raise SchemaInvalidError(f"{self.file}, {at}: $ref {ref!r} resolves to "
                                          "nothing", file=self.file, tool=tool,

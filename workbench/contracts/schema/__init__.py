@@ -6,7 +6,6 @@ the diff and consumer contracts read (``shape``)."""
 from ._jsonschema import (
     check_schema,
     expanded_depth,
-    pointer,
     resolve_ref,
     walk_refs,
 )
@@ -45,7 +44,6 @@ __all__ = [
     "expanded_depth",
     "nullable_31",
     "nullable_node",
-    "pointer",
     "recursive_as_ref",
     "resolve_ref",
     "same_json",

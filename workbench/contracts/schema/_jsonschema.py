@@ -19,32 +19,13 @@ import functools
 import re
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import unquote
 
+from ...model import json_pointer
 from ...rules import has_ref_loop
 from ._metaschema import is_schema
 from ._shared import Shared, expanded_height, has_loop, refs_in, shared_context
 
-__all__ = ["check_schema", "expanded_depth", "pointer", "resolve_ref", "walk_refs"]
-
-
-def pointer(doc: Any, ref: str) -> Any:
-    """The value ``ref`` (``#/$defs/Item``, ``#`` for the root) names in ``doc``;
-    ``KeyError`` when it names nothing."""
-    if ref == "#":
-        return doc
-    if not ref.startswith("#/"):
-        raise KeyError(ref)
-    node = doc
-    for raw in ref[2:].split("/"):
-        part = unquote(raw).replace("~1", "/").replace("~0", "~")
-        if isinstance(node, dict) and part in node:
-            node = node[part]
-        elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        else:
-            raise KeyError(ref)
-    return node
+__all__ = ["check_schema", "expanded_depth", "resolve_ref", "walk_refs"]
 
 
 def resolve_ref(root: Any, schema: Any) -> Any:
@@ -56,7 +37,7 @@ def resolve_ref(root: Any, schema: Any) -> Any:
         if ref in seen:
             raise ValueError(f"$ref cycle through {ref}")
         seen.add(ref)
-        target = pointer(root, ref)
+        target = json_pointer(root, ref)
         siblings = {k: v for k, v in schema.items() if k != "$ref"}
         schema = {**target, **siblings} if isinstance(target, dict) and siblings else target
     return schema
@@ -95,7 +76,7 @@ def expanded_depth(schema: Any) -> int:
         kids = list(node.values()) if isinstance(node, dict) else list(node)
         if isinstance(node, dict) and isinstance(node.get("$ref"), str):
             with contextlib.suppress(KeyError):
-                kids.append(pointer(schema, node["$ref"]))
+                kids.append(json_pointer(schema, node["$ref"]))
         kids = [k for k in kids if isinstance(k, dict | list)]
         if done:
             height[id(node)] = 1 + max((max(height.get(id(k), 0), 0) for k in kids),
@@ -150,7 +131,7 @@ def _context(schema: Any) -> Shared | None:
 def _lander(schema: Any) -> Any:
     def land(ref: str) -> Any:
         try:
-            return pointer(schema, ref)
+            return json_pointer(schema, ref)
         except KeyError:
             return None
     return land
@@ -164,7 +145,7 @@ def _check_refs(schema: Any, found: Any, loops: Any) -> str | None:
             return (f"at {where}: $ref {ref!r} points outside the descriptor "
                     "(inline it, or keep it under $defs)")
         try:
-            pointer(schema, ref)
+            json_pointer(schema, ref)
         except KeyError:
             return f"at {where}: $ref {ref!r} resolves to nothing"
         try:
