@@ -14,7 +14,9 @@ from ..diff import (
     render_diff,
     render_html,
     render_shadow,
+    render_shadow_runs,
     shadow,
+    shadow_runs,
 )
 from ..ingest import read_trace
 from ..model import InputError, NotFoundError, StoreError, Trace, UsageError
@@ -22,7 +24,7 @@ from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
 from ._output import report_path, write_report
-from ._types import integer, seconds
+from ._types import integer, rate_type, seconds
 
 RAW = argparse.RawDescriptionHelpFormatter
 DEFAULT_OUT = "shadow-out"
@@ -71,6 +73,20 @@ def register(sub: Any) -> None:
                    help="seconds one build may take on one fixture (default 120)")
     p.add_argument("--jobs", type=integer(1, 64), metavar="N",
                    help="fixtures run at once (default: cores, up to 4)")
+    g = p.add_argument_group("runs per build (docs/statistics.md)")
+    g.add_argument("--runs", type=integer(2, 1000), metavar="N",
+                   help="run each build N times per fixture (the old build once more "
+                        "first, as the reference) and report per changed field how often "
+                        "each build's runs changed it, the difference with its interval, "
+                        "Boschloo's p-value and REGRESSED / IMPROVED / NO CHANGE / "
+                        "INCONCLUSIVE")
+    g.add_argument("--alpha", type=rate_type, metavar="P",
+                   help="with --runs: the exact test's level (default 0.05)")
+    g.add_argument("--margin", type=rate_type, metavar="RATE",
+                   help="with --runs: NO CHANGE when the difference's interval lies "
+                        "within +- this (default 0.10)")
+    g.add_argument("--fail-inconclusive", action="store_true",
+                   help="with --runs: an INCONCLUSIVE field fails the run too (exit 1)")
     common(p, store=False)
     p.set_defaults(func=run_shadow)
 
@@ -132,7 +148,25 @@ def run_shadow(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.runs is not None:
+        return _shadow_runs(args)
+    given = [o for o, v in (("--alpha", args.alpha), ("--margin", args.margin),
+                            ("--fail-inconclusive", args.fail_inconclusive or None))
+             if v is not None]
+    if given:
+        raise UsageError(f"{given[0]} goes with --runs N",
+                         hint="e.g. --runs 20 --alpha 0.01; one run per build has no rates")
     result = shadow(args.old, args.new, args.fixtures, canon=_canon(args.canon),
                     out=args.out, glob=args.glob, timeout=args.timeout, jobs=args.jobs)
     emit(args, result.to_dict(), lambda: render_shadow(result))
     return 1 if result.mismatches else 0
+
+
+def _shadow_runs(args: argparse.Namespace) -> int:
+    result = shadow_runs(args.old, args.new, args.fixtures, runs=args.runs,
+                         canon=_canon(args.canon), out=args.out, glob=args.glob,
+                         timeout=args.timeout, jobs=args.jobs,
+                         alpha=0.05 if args.alpha is None else args.alpha,
+                         margin=0.10 if args.margin is None else args.margin)
+    emit(args, result.to_dict(), lambda: render_shadow_runs(result))
+    return 1 if result.failing(args.fail_inconclusive) else 0

@@ -8,7 +8,7 @@ from ..model import dumps
 from ._tracediff import EventRef, TraceDiff
 from ._values import PathChange, plain
 
-__all__ = ["render_diff", "render_path", "render_shadow", "render_value"]
+__all__ = ["render_diff", "render_path", "render_shadow", "render_shadow_runs", "render_value"]
 
 _WIDTH = 80
 _LIST = 200  # changed paths shown per event; --json has them all
@@ -75,4 +75,39 @@ def render_shadow(result: Any) -> str:
             out.append(f"    … {len(r.paths) - _LIST} more paths (--json has them all)")
         if r.files:
             out.append("    written: " + ", ".join(r.files))
+    return "\n".join(out)
+
+
+def render_shadow_runs(result: Any) -> str:
+    """A ``ShadowRunsResult`` for the terminal: per fixture, each changed field's rate in
+    the old build's runs and in the new build's, the difference, p and the verdict."""
+    res = result.results
+    failed = sum(r.status == "failed" for r in res)
+    same = sum(r.status == "same" for r in res)
+    out = [f"shadow: {len(res)} fixture(s), {result.runs} run(s) per build after the old "
+           f"build's reference run: {same} same, {len(res) - same - failed} changed, "
+           f"{failed} failed"]
+    for r in res:
+        if r.status == "same":
+            continue
+        out.append(f"{r.status:<8} {r.fixture}")
+        if r.problem:
+            out.append(f"    {r.problem}")
+        for f in r.fields[:_LIST]:
+            c = f.comparison
+            diff = "-" if c.difference is None else f"{c.difference:+.1%}"
+            p = "-" if c.p_value is None else f"{c.p_value:.3g}"
+            out.append(f"  {f.verdict:<12} {f.path}  old {c.base.text()}  new "
+                       f"{c.candidate.text()}  difference {diff} [{c.low:+.1%}, "
+                       f"{c.high:+.1%}]  p={p}")
+            if f.example is not None:
+                line = render_path(f.example)
+                out.append("      e.g. " + line[len(f"    {f.example.path}: "):])
+        if len(r.fields) > _LIST:
+            out.append(f"    … {len(r.fields) - _LIST} more fields (--json has them all)")
+        if r.files:
+            out.append("    written: " + ", ".join(r.files))
+    verdicts = result.verdicts
+    if verdicts:
+        out.append("fields: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
     return "\n".join(out)
