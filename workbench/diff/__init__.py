@@ -8,8 +8,22 @@ from ._digest import canonical_bytes, digest
 from ._html import render_html
 from ._reorder import judge
 from ._shadow import FixtureResult, ShadowResult, fixtures_in, pretty, shadow
-from ._shadowruns import FieldRate, FixtureRates, ShadowRunsResult, field_rates, shadow_runs
-from ._text import render_diff, render_shadow, render_shadow_runs, render_value
+from ._shadowbuilds import ScenarioRates, ShadowBuildsResult, diff_fields, shadow_builds
+from ._shadowruns import (
+    FieldRate,
+    FixtureRates,
+    ShadowRunsResult,
+    field_rates,
+    rate_fields,
+    shadow_runs,
+)
+from ._text import (
+    render_diff,
+    render_shadow,
+    render_shadow_builds,
+    render_shadow_runs,
+    render_value,
+)
 from ._tracediff import EventChange, EventRef, Reorder, TraceDiff, diff_traces
 from ._values import PathChange, diff_values, same_value
 
@@ -25,11 +39,14 @@ __all__ = [
     "PathChange",
     "Pattern",
     "Reorder",
+    "ScenarioRates",
+    "ShadowBuildsResult",
     "ShadowResult",
     "ShadowRunsResult",
     "TraceDiff",
     "canonical_bytes",
     "canonicalize",
+    "diff_fields",
     "diff_traces",
     "diff_values",
     "digest",
@@ -40,12 +57,15 @@ __all__ = [
     "parse_canon",
     "parse_pattern",
     "pretty",
+    "rate_fields",
     "render_diff",
     "render_html",
     "render_shadow",
+    "render_shadow_builds",
     "render_shadow_runs",
     "render_value",
     "same_value",
     "shadow",
+    "shadow_builds",
     "shadow_runs",
 ]

@@ -35,7 +35,7 @@ from ._shadow import FixtureResult, _check_out, _sha, _write, compare, fixtures_
 from ._values import PathChange
 
 __all__ = ["FAILED_PATH", "FieldRate", "FixtureRates", "ShadowRunsResult", "field_rates",
-           "shadow_runs"]
+           "rate_fields", "shadow_runs"]
 
 FAILED_PATH = "$failed"
 #: runs per build a shadow run may ask for
@@ -65,10 +65,12 @@ class FieldRate:
     def verdict(self) -> str:
         return self.comparison.verdict
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, sides: tuple[str, str] = ("old", "new")) -> dict[str, Any]:
+        """``sides``: the keys of the two builds' rates (``base`` and ``candidate`` for
+        recorded runs of two builds)."""
         c = self.comparison.to_dict()
-        out = {"path": self.path, "old": _side(self.comparison.base),
-               "new": _side(self.comparison.candidate),
+        out = {"path": self.path, sides[0]: _side(self.comparison.base),
+               sides[1]: _side(self.comparison.candidate),
                **{k: c[k] for k in ("difference", "difference_low", "difference_high",
                                     "difference_interval", "p_value", "test", "alpha",
                                     "margin", "verdict")}}
@@ -150,15 +152,24 @@ def field_rates(reference: BuildRun, old: Sequence[BuildRun], new: Sequence[Buil
         raise UsageError("the reference run failed: there is nothing to diff against",
                          hint="the old build's first run on a fixture must give JSON")
     canon = canon or Canon()
-    c_old, f_old = _changes(name, reference, old, canon)
-    c_new, f_new = _changes(name, reference, new, canon)
+    return rate_fields(_changes(name, reference, old, canon)[0],
+                       _changes(name, reference, new, canon)[0], alpha=alpha,
+                       margin=margin)
+
+
+def rate_fields(old: Sequence[dict[str, PathChange] | None],
+                new: Sequence[dict[str, PathChange] | None], *, alpha: float = 0.05,
+                margin: float = 0.10) -> list[FieldRate]:
+    """Each run's changes from the reference, by field (None: the run failed), counted
+    per field and side and compared: ``$failed`` first, then the fields sorted."""
+    f_old, f_new = sum(c is None for c in old), sum(c is None for c in new)
     out = []
     if f_old or f_new:
         out.append(FieldRate(FAILED_PATH, compare_rates(
             (f_old, len(old)), (f_new, len(new)), max_rate=0.0, alpha=alpha,
             margin=margin)))
-    ok_old = [c for c in c_old if c is not None]
-    ok_new = [c for c in c_new if c is not None]
+    ok_old = [c for c in old if c is not None]
+    ok_new = [c for c in new if c is not None]
     paths = dict.fromkeys(p for c in (*ok_new, *ok_old) for p in c)
     for path in sorted(paths):
         k_old = sum(path in c for c in ok_old)

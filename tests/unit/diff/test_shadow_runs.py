@@ -159,3 +159,28 @@ def test_bad_runs_and_rates_are_refused_before_anything_runs(setup):
                    {"runs": 5, "margin": 1.5}):
         with pytest.raises(UsageError):
             shadow_runs(old, new, fx, **kwargs)
+
+
+def test_a_trace_diff_as_changed_fields():
+    from workbench.diff import EventChange, EventRef, PathChange, Reorder, TraceDiff, diff_fields
+
+    def ev(seq, name, kind="tool_call"):
+        return EventRef(f"e{seq}", seq, kind, name)
+
+    d = TraceDiff("A", "B", added=[ev(5, "archive_project")],
+                  removed=[ev(1, "request_approval"), ev(2, "request_approval")],
+                  changed=[EventChange(ev(0, "list_projects"), ev(0, "list_projects"), (
+                      PathChange("args.owner", None, "team-a", "added"),
+                      PathChange("result.items[1]", 1, 2)))],
+                  reordered=[Reorder(ev(3, "notify"), ev(4, "notify"), (ev(2, "x"),),
+                                     "unchecked", ())])
+    got = diff_fields(d)
+    assert list(got) == ["tool_call list_projects: args.owner",
+                         "tool_call list_projects: result.items[1]",
+                         "+ tool_call archive_project", "- tool_call request_approval",
+                         "↕ tool_call notify"]
+    # one key per event name: two removed approvals are one field, the first kept
+    assert got["- tool_call request_approval"].old == {"seq": 1, "event_id": "e1"}
+    assert got["↕ tool_call notify"].to_dict() == {
+        "path": "↕ tool_call notify", "old": 3, "new": 4, "change": "changed"}
+    assert got["tool_call list_projects: args.owner"].change == "added"
