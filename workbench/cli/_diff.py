@@ -160,6 +160,10 @@ def run_shadow(args: argparse.Namespace) -> int:
         raise UsageError("--timeout must be positive")
     if args.compare is not None:
         return _shadow_builds(args)
+    if args.store is not None:
+        raise UsageError("shadow takes no --store without --compare: it runs the builds "
+                         "on the fixtures", hint="leave out --store, or compare stored runs: "
+                                                 "shadow --compare BASE..CANDIDATE")
     if args.scenario is not None or args.reference is not None:
         raise UsageError("--scenario and --reference go with --compare BASE..CANDIDATE",
                          hint="a fixture is the scenario of a shadow run of two commands")
