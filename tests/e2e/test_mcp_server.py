@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 from tests.mcp_support import FINDINGS, GHP, TRACE, make_project
 
 TOOL_NAMES = ["list_findings", "list_groups", "show_finding", "check", "invariants",
-              "minimize", "replay", "fixture_status", "ingest"]
+              "minimize", "replay", "fixture_status", "ingest", "shadow_compare"]
 
 
 @pytest.fixture(scope="module")
@@ -277,8 +277,16 @@ def test_check_over_runs_of_a_scenario_over_stdio(tmp_path, capsys):
         cmp = await s.call_tool("check", {"rules": "rules.yaml", "compare": "1.4.2..1.5.0",
                                           "record": False})
         bad = await s.call_tool("check", {"rules": "rules.yaml", "compare": "1.4.2..2.0"})
-        return by, cmp, bad
-    by, cmp, bad = session(tmp_path, calls)
+        fields = await s.call_tool("shadow_compare", {"compare": "1.4.2..1.5.0"})
+        return by, cmp, bad, fields
+    by, cmp, bad, fields = session(tmp_path, calls)
+    code, out, _ = run(capsys, "shadow", "--compare", "1.4.2..1.5.0", "--store",
+                       tmp_path / "store", "--json")
+    assert code == 0 and json.loads(out) == fields.structured_content  # none REGRESSED
+    (sc,) = fields.structured_content["scenarios"]
+    # the reference base-000 is the violating base run: the others add an approval
+    added = next(f for f in sc["fields"] if f["path"] == "+ tool_call request_approval")
+    assert (added["base"]["changed"], added["candidate"]["changed"]) == (39, 28)
     got = {(g["rule"], g["build"]): (g["violations"], g["runs"], g["verdict"])
            for g in by.structured_content["rates"]["groups"]}
     assert got[("approval-before-archive", "1.4.2")] == (1, 40, "PASS")

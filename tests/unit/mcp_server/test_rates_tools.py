@@ -108,3 +108,40 @@ def test_replay_declares_fixed_below_and_the_reproduction_rate():
     fb = tool.input_schema["properties"]["fixed_below"]
     assert (fb["exclusiveMinimum"], fb["exclusiveMaximum"]) == (0, 1)
     assert {"reproduction", "fixed_below"} <= set(tool.output_schema["required"])
+
+
+def test_shadow_compare_answers_shadow_compare_json(ctx, project, capsys):
+    (project / "canon.yaml").write_text("version: 1\nsymbolize: [project_id]\n")
+    r = call_tool(TOOLS, ctx, "shadow_compare", {"compare": "1.4.2..1.5.0",
+                                                 "scenario": "s", "canon": "canon.yaml"})
+    assert not r.is_error, r.doc
+    Draft202012Validator(TOOLS["shadow_compare"].output_schema).validate(r.doc)
+    main(["shadow", "--compare", "1.4.2..1.5.0", "--scenario", "s", "--canon",
+          str(project / "canon.yaml"), "--store", str(project / "store"), "--json"])
+    assert json.loads(capsys.readouterr().out) == r.doc
+    (sc,) = r.doc["scenarios"]
+    # base-000 skipped the approval: against it, the other runs add one (39 of 39 base,
+    # 28 of 40 candidate: the candidate is more often like that reference)
+    assert (sc["reference"], sc["base_runs"], sc["candidate_runs"]) == ("base-000", 39, 40)
+    (added,) = sc["fields"]
+    assert (added["path"], added["base"]["changed"], added["candidate"]["changed"],
+            added["verdict"]) == ("+ tool_call request_approval", 39, 28, "IMPROVED")
+    # a golden run as the reference reads the skipped approvals as what they are
+    r = call_tool(TOOLS, ctx, "shadow_compare", {"compare": "1.4.2..1.5.0",
+                                                 "scenario": "s", "canon": "canon.yaml",
+                                                 "reference": "base-001"})
+    (gone,) = r.doc["scenarios"][0]["fields"]
+    assert (gone["path"], gone["base"]["changed"], gone["candidate"]["changed"],
+            gone["verdict"]) == ("- tool_call request_approval", 1, 12, "REGRESSED")
+
+
+@pytest.mark.parametrize(("args", "code"), [
+    ({"compare": "1.4.2..9.9"}, "BUILD_UNKNOWN"),
+    ({"compare": "1.4.2"}, "USAGE"),
+    ({"compare": "1.4.2..1.5.0", "reference": "base-001"}, "USAGE"),  # two scenarios
+    ({"compare": "1.4.2..1.5.0", "canon": "../x.yaml"}, "REF_OUTSIDE"),
+    ({"compare": "1.4.2..1.5.0", "alpha": 1}, "BAD_ARGUMENTS"),
+])
+def test_shadow_compare_bad_arguments(ctx, args, code):
+    r = call_tool(TOOLS, ctx, "shadow_compare", args)
+    assert r.is_error and r.doc["error"]["code"] == code, r.doc
