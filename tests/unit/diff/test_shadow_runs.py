@@ -184,3 +184,17 @@ def test_a_trace_diff_as_changed_fields():
     assert got["↕ tool_call notify"].to_dict() == {
         "path": "↕ tool_call notify", "old": 3, "new": 4, "change": "changed"}
     assert got["tool_call list_projects: args.owner"].change == "added"
+
+
+def test_inconclusive_fails_only_when_asked():
+    from workbench.diff import FixtureRates, ShadowRunsResult
+
+    fields = field_rates(ok(REF), runs(10, id=10), runs(10, id=10))
+    result = ShadowRunsResult([FixtureRates("x.json", "changed", ok(REF), fields)], 10,
+                              0.05, 0.10)
+    assert [f.verdict for f in fields] == ["INCONCLUSIVE"]
+    assert not result.failing() and result.failing(fail_inconclusive=True)
+    assert result.to_dict()["verdicts"] == {"INCONCLUSIVE": 1}
+    broken = ShadowRunsResult([FixtureRates("y.json", "failed", failed())], 10, 0.05,
+                              0.10)
+    assert broken.failing()
