@@ -17,7 +17,7 @@ from mcp.client.stdio import StdioServerParameters, get_default_environment, std
 from tests.mcp_support import FINDINGS, GHP, TRACE, make_project
 
 TOOL_NAMES = ["list_findings", "list_groups", "show_finding", "check", "invariants",
-              "minimize", "replay", "fixture_status", "ingest"]
+              "minimize", "replay", "fixture_status", "ingest", "shadow_compare"]
 
 
 @pytest.fixture(scope="module")
@@ -254,3 +254,89 @@ def test_replay_over_stdio_says_which_step_did_not_land(tmp_path, capsys):
     (group,) = after.structured_content["groups"]
     assert (group["status"], group["last_replay"], group["last_replay_note"]) == (
         "open", "diverged", f"step 1: {want}")
+
+
+def test_check_over_runs_of_a_scenario_over_stdio(tmp_path, capsys):
+    """`check` with `by` and `compare` through the SDK client: the `rates` of `check
+    --by/--compare --json` (docs/statistics.md), validated by the client against the
+    tool's output schema."""
+    from tests.e2e.test_cli_rates import RULES, write_runs
+    from tests.support import run
+
+    (tmp_path / "rules.yaml").write_text(RULES)
+    for folder, name, k, build in (("a", "base", 1, "1.4.2"), ("b", "cand", 12, "1.5.0")):
+        code, _, err = run(capsys, "ingest", write_runs(tmp_path / folder, name, 40, k),
+                           "--store", tmp_path / "store", "--scenario", "refund",
+                           "--build", build)
+        assert code == 0, err
+
+    async def calls(s):
+        await s.initialize()
+        by = await s.call_tool("check", {"rules": "rules.yaml", "by": "scenario,build",
+                                         "max_rate": 0.2, "record": False})
+        cmp = await s.call_tool("check", {"rules": "rules.yaml", "compare": "1.4.2..1.5.0",
+                                          "record": False})
+        bad = await s.call_tool("check", {"rules": "rules.yaml", "compare": "1.4.2..2.0"})
+        fields = await s.call_tool("shadow_compare", {"compare": "1.4.2..1.5.0"})
+        return by, cmp, bad, fields
+    by, cmp, bad, fields = session(tmp_path, calls)
+    code, out, _ = run(capsys, "shadow", "--compare", "1.4.2..1.5.0", "--store",
+                       tmp_path / "store", "--json")
+    assert code == 0 and json.loads(out) == fields.structured_content  # none REGRESSED
+    (sc,) = fields.structured_content["scenarios"]
+    # the reference base-000 is the violating base run: the others add an approval
+    added = next(f for f in sc["fields"] if f["path"] == "+ tool_call request_approval")
+    assert (added["base"]["changed"], added["candidate"]["changed"]) == (39, 28)
+    got = {(g["rule"], g["build"]): (g["violations"], g["runs"], g["verdict"])
+           for g in by.structured_content["rates"]["groups"]}
+    assert got[("approval-before-archive", "1.4.2")] == (1, 40, "PASS")
+    assert got[("approval-before-archive", "1.5.0")] == (12, 40, "INCONCLUSIVE")
+    for doc, argv in ((by, ["--by", "scenario,build", "--max-rate", "0.2"]),
+                      (cmp, ["--compare", "1.4.2..1.5.0"])):
+        code, out, _ = run(capsys, "check", tmp_path / "rules.yaml", "--store",
+                           tmp_path / "store", "--no-record", "--json", *argv)
+        assert json.loads(out)["rates"] == doc.structured_content["rates"]
+    g = next(g for g in cmp.structured_content["rates"]["groups"]
+             if g["rule"] == "approval-before-archive")
+    assert (g["base"]["violations"], g["candidate"]["violations"], g["verdict"]) == (
+        1, 12, "REGRESSED")
+    assert code_of(bad) == "BUILD_UNKNOWN"
+
+
+def test_replay_over_stdio_reads_the_group_by_its_rate(tmp_path, capsys):
+    """`replay` with `attempts` and `fixed_below` through the SDK client: the
+    reproduction rate with its interval, and the group read by it as `replay
+    --fixed-below` reads it."""
+    from tests.e2e.test_cli_replay import _found
+    from tests.unit.invariants.service import DOC, TOKEN, running
+
+    (tmp_path / "openapi.yaml").write_text(yaml.safe_dump(DOC))
+    with running({"double_create"}) as (url, svc):
+        _found(capsys, tmp_path, url, tmp_path / "openapi.yaml")
+        svc.bugs.discard("double_create")  # the fix
+
+        async def calls(s):
+            await s.initialize()
+            (group,) = (await s.call_tool("list_groups", {"rule": "idempotent_retry"})
+                        ).structured_content["groups"]
+            args = {"finding": group["signature"], "target": url,
+                    "auth_env": ["WB_MCP_ORDERS_TOKEN"], "fixed_below": 0.5}
+            three = await s.call_tool("replay", {**args, "attempts": 3})
+            six = await s.call_tool("replay", {**args, "attempts": 6})
+            bad = await s.call_tool("replay", {**args, "fixed_below": 1.5})
+            return three, six, bad
+        three, six, bad = session(
+            tmp_path, calls, env={"WB_MCP_ORDERS_TOKEN": TOKEN},
+            allow=["--allow-target", url, "--allow-auth-env", "WB_MCP_ORDERS_TOKEN"])
+    doc = three.structured_content
+    # 0 of 3 clean attempts: at most 70.8 %, which holds 0.5: flaky, not fixed
+    assert doc["reproduced"] is False and doc["fixed_below"] == 0.5
+    rep = doc["reproduction"]
+    assert (rep["reproduced"], rep["observed"], rep["low"]) == (0, 3, 0)
+    assert rep["high"] == pytest.approx(1 - 0.025 ** (1 / 3), abs=1e-6)
+    assert doc["status"] == "flaky"
+    # 0 of 6: at most 45.9 %, under 0.5: fixed
+    doc = six.structured_content
+    assert doc["reproduction"]["observed"] == 6 and doc["status"] == "fixed"
+    assert doc["reproduction"]["high"] == pytest.approx(1 - 0.025 ** (1 / 6), abs=1e-6)
+    assert code_of(bad) == "BAD_ARGUMENTS"

@@ -9,17 +9,15 @@ from ..model import UsageError, dumps
 from ..rules import (
     ENGINES,
     CheckResult,
-    RateGroup,
     ReportRule,
     SparkEngine,
     check,
-    compare_builds,
     finding_json,
     junit,
     junit_findings,
     junit_rates,
     load_rules,
-    rates_by,
+    rate_report,
     sarif,
     sarif_findings,
     sarif_rates,
@@ -145,18 +143,14 @@ def run_check(args: argparse.Namespace) -> int:
 def _rates(args: argparse.Namespace, store: Store, result: CheckResult, sarif_out: Any,
            junit_out: Any) -> int:
     """``--by`` or ``--compare``: the verdicts over runs decide the exit status."""
-    groups: list[RateGroup]
-    if args.compare:
-        groups, unlabelled = compare_builds(store, result, args.compare,
-                                            max_rate=args.max_rate, alpha=args.alpha,
-                                            margin=args.margin)
-    else:
-        groups, unlabelled = rates_by(store, result, args.by, args.max_rate)
+    groups, rates = rate_report(store, result, by=args.by, compare=args.compare,
+                                max_rate=args.max_rate, alpha=args.alpha,
+                                margin=args.margin)
+    unlabelled = rates["unlabelled"]
     write_report(sarif_out, dumps(sarif_rates(result, groups)).encode())
     write_report(junit_out, junit_rates(groups, args.fail_inconclusive))
     doc = result.to_dict()
-    doc["rates"] = {"by": args.by, "compare": args.compare, "max_rate": args.max_rate,
-                    "unlabelled": unlabelled, "groups": [g.to_dict() for g in groups]}
+    doc["rates"] = rates
     failed = [g for g in groups if g.fails or (args.fail_inconclusive and g.severity ==
                                               "error" and g.verdict == "INCONCLUSIVE")]
 

@@ -14,7 +14,11 @@ from ..diff import (
     render_diff,
     render_html,
     render_shadow,
+    render_shadow_builds,
+    render_shadow_runs,
     shadow,
+    shadow_builds,
+    shadow_runs,
 )
 from ..ingest import read_trace
 from ..model import InputError, NotFoundError, StoreError, Trace, UsageError
@@ -22,7 +26,7 @@ from ..rules import load_rules
 from ..store import Store, resolve_store_path
 from ._main import common, emit, summary
 from ._output import report_path, write_report
-from ._types import integer, seconds
+from ._types import integer, rate_type, seconds
 
 RAW = argparse.RawDescriptionHelpFormatter
 DEFAULT_OUT = "shadow-out"
@@ -60,18 +64,40 @@ def register(sub: Any) -> None:
                "  workbench shadow --old 'old/bin/app {fixture}' --new 'app {fixture}' "
                "fixtures/ --canon canon.yaml --out shadow-out --json",
         formatter_class=RAW)
-    p.add_argument("fixtures", metavar="FIXTURES_DIR")
-    p.add_argument("--old", required=True, metavar="CMD", help="the released build's command")
-    p.add_argument("--new", required=True, metavar="CMD", help="the candidate build's command")
+    p.add_argument("fixtures", metavar="FIXTURES_DIR", nargs="?")
+    p.add_argument("--old", metavar="CMD", help="the released build's command")
+    p.add_argument("--new", metavar="CMD", help="the candidate build's command")
     p.add_argument("--canon", metavar="F", help="canon file: paths to drop and to symbolize")
-    p.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
+    p.add_argument("--out", metavar="DIR",
                    help=f"where NAME.old / NAME.new go (default: ./{DEFAULT_OUT})")
     p.add_argument("--glob", metavar="PATTERN", help="only fixtures matching, e.g. '*.json'")
     p.add_argument("--timeout", type=seconds(), default=120.0, metavar="S",
                    help="seconds one build may take on one fixture (default 120)")
     p.add_argument("--jobs", type=integer(1, 64), metavar="N",
                    help="fixtures run at once (default: cores, up to 4)")
-    common(p, store=False)
+    g = p.add_argument_group("runs per build (docs/statistics.md)")
+    g.add_argument("--runs", type=integer(2, 1000), metavar="N",
+                   help="run each build N times per fixture (the old build once more "
+                        "first, as the reference) and report per changed field how often "
+                        "each build's runs changed it, the difference with its interval, "
+                        "Boschloo's p-value and REGRESSED / IMPROVED / NO CHANGE / "
+                        "INCONCLUSIVE")
+    g.add_argument("--compare", metavar="BASE..CANDIDATE",
+                   help="instead of running builds: the stored runs of each scenario by "
+                        "two builds (ingest --scenario --build), each diffed against the "
+                        "base build's first run, compared field by field as --runs does")
+    g.add_argument("--scenario", metavar="NAME", help="with --compare: only this scenario")
+    g.add_argument("--reference", metavar="TRACE",
+                   help="with --compare: diff every run against this trace (an id or "
+                        "prefix: a golden run) instead of the base build's first run")
+    g.add_argument("--alpha", type=rate_type, metavar="P",
+                   help="with --runs or --compare: the exact test's level (default 0.05)")
+    g.add_argument("--margin", type=rate_type, metavar="RATE",
+                   help="with --runs or --compare: NO CHANGE when the difference's "
+                        "interval lies within +- this (default 0.10)")
+    g.add_argument("--fail-inconclusive", action="store_true",
+                   help="with --runs or --compare: an INCONCLUSIVE field fails too (exit 1)")
+    common(p)
     p.set_defaults(func=run_shadow)
 
 
@@ -132,7 +158,64 @@ def run_shadow(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.timeout <= 0:
         raise UsageError("--timeout must be positive")
+    if args.compare is not None:
+        return _shadow_builds(args)
+    if args.store is not None:
+        raise UsageError("shadow takes no --store without --compare: it runs the builds "
+                         "on the fixtures", hint="leave out --store, or compare stored runs: "
+                                                 "shadow --compare BASE..CANDIDATE")
+    if args.scenario is not None or args.reference is not None:
+        raise UsageError("--scenario and --reference go with --compare BASE..CANDIDATE",
+                         hint="a fixture is the scenario of a shadow run of two commands")
+    missing = [o for o, v in (("--old", args.old), ("--new", args.new),
+                              ("FIXTURES_DIR", args.fixtures)) if v is None]
+    if missing:
+        raise UsageError(f"shadow needs {missing[0]}",
+                         hint="shadow --old CMD --new CMD FIXTURES_DIR, or shadow --compare "
+                              "BASE..CANDIDATE over stored runs")
+    if args.runs is not None:
+        return _shadow_runs(args)
+    given = [o for o, v in (("--alpha", args.alpha), ("--margin", args.margin),
+                            ("--fail-inconclusive", args.fail_inconclusive or None))
+             if v is not None]
+    if given:
+        raise UsageError(f"{given[0]} goes with --runs N or --compare BASE..CANDIDATE",
+                         hint="e.g. --runs 20 --alpha 0.01; one run per build has no rates")
     result = shadow(args.old, args.new, args.fixtures, canon=_canon(args.canon),
-                    out=args.out, glob=args.glob, timeout=args.timeout, jobs=args.jobs)
+                    out=args.out or DEFAULT_OUT, glob=args.glob, timeout=args.timeout,
+                    jobs=args.jobs)
     emit(args, result.to_dict(), lambda: render_shadow(result))
     return 1 if result.mismatches else 0
+
+
+def _shadow_runs(args: argparse.Namespace) -> int:
+    result = shadow_runs(args.old, args.new, args.fixtures, runs=args.runs,
+                         canon=_canon(args.canon), out=args.out or DEFAULT_OUT,
+                         glob=args.glob,
+                         timeout=args.timeout, jobs=args.jobs,
+                         alpha=0.05 if args.alpha is None else args.alpha,
+                         margin=0.10 if args.margin is None else args.margin)
+    emit(args, result.to_dict(), lambda: render_shadow_runs(result))
+    return 1 if result.failing(args.fail_inconclusive) else 0
+
+
+def _shadow_builds(args: argparse.Namespace) -> int:
+    """``shadow --compare``: stored runs, so no command, fixture or run option."""
+    given = [o for o, v in (("--old", args.old), ("--new", args.new),
+                            ("FIXTURES_DIR", args.fixtures), ("--runs", args.runs),
+                            ("--out", args.out), ("--glob", args.glob),
+                            ("--jobs", args.jobs)) if v is not None]
+    if given:
+        raise UsageError(f"{given[0]} runs builds; --compare reads stored runs",
+                         hint="shadow --compare BASE..CANDIDATE [--scenario S] [--canon F], "
+                              "or shadow --old CMD --new CMD FIXTURES_DIR --runs N")
+    store = Store(resolve_store_path(args.store))
+    if not store.exists:
+        raise NotFoundError(f"no store at {store.root}", code="STORE_NOT_FOUND",
+                            hint="ingest the runs with --scenario and --build first")
+    result = shadow_builds(store, args.compare, canon=_canon(args.canon),
+                           scenario=args.scenario, reference=args.reference,
+                           alpha=0.05 if args.alpha is None else args.alpha,
+                           margin=0.10 if args.margin is None else args.margin)
+    emit(args, result.to_dict(), lambda: render_shadow_builds(result))
+    return 1 if result.failing(args.fail_inconclusive) else 0

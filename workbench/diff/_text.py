@@ -8,7 +8,8 @@ from ..model import dumps
 from ._tracediff import EventRef, TraceDiff
 from ._values import PathChange, plain
 
-__all__ = ["render_diff", "render_path", "render_shadow", "render_value"]
+__all__ = ["render_diff", "render_path", "render_shadow", "render_shadow_builds",
+           "render_shadow_runs", "render_value"]
 
 _WIDTH = 80
 _LIST = 200  # changed paths shown per event; --json has them all
@@ -75,4 +76,66 @@ def render_shadow(result: Any) -> str:
             out.append(f"    … {len(r.paths) - _LIST} more paths (--json has them all)")
         if r.files:
             out.append("    written: " + ", ".join(r.files))
+    return "\n".join(out)
+
+
+def _field_lines(fields: Any, sides: tuple[str, str] = ("old", "new")) -> list[str]:
+    """Each ``FieldRate``: its verdict, both sides' rates, the difference and p; a
+    change it stands for under it."""
+    out = []
+    for f in fields[:_LIST]:
+        c = f.comparison
+        diff = "-" if c.difference is None else f"{c.difference:+.1%}"
+        p = "-" if c.p_value is None else f"{c.p_value:.3g}"
+        out.append(f"  {f.verdict:<12} {f.path}  {sides[0]} {c.base.text()}  {sides[1]} "
+                   f"{c.candidate.text()}  difference {diff} [{c.low:+.1%}, "
+                   f"{c.high:+.1%}]  p={p}")
+        if f.example is not None:
+            line = render_path(f.example)
+            out.append("      e.g. " + line[len(f"    {f.example.path}: "):])
+    return out
+
+
+def render_shadow_builds(result: Any) -> str:
+    """A ``ShadowBuildsResult`` for the terminal: per scenario, each changed field's
+    rate in the base build's runs and in the candidate's."""
+    out = [f"shadow: {result.base}..{result.candidate} over {len(result.scenarios)} "
+           "scenario(s), each run diffed against the base build's first run"]
+    for s in result.scenarios:
+        out.append(f"{s.scenario}: reference {s.reference or '-'}, {s.base_runs} other "
+                   f"run(s) of {result.base}, {s.candidate_runs} of {result.candidate}"
+                   + (f" — {s.problem}" if s.problem else
+                      "" if s.fields else ", nothing changed"))
+        out.extend(_field_lines(s.fields, ("base", "candidate")))
+        if len(s.fields) > _LIST:
+            out.append(f"    … {len(s.fields) - _LIST} more fields (--json has them all)")
+    verdicts = result.verdicts
+    if verdicts:
+        out.append("fields: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
+    return "\n".join(out)
+
+
+def render_shadow_runs(result: Any) -> str:
+    """A ``ShadowRunsResult`` for the terminal: per fixture, each changed field's rate in
+    the old build's runs and in the new build's, the difference, p and the verdict."""
+    res = result.results
+    failed = sum(r.status == "failed" for r in res)
+    same = sum(r.status == "same" for r in res)
+    out = [f"shadow: {len(res)} fixture(s), {result.runs} run(s) per build after the old "
+           f"build's reference run: {same} same, {len(res) - same - failed} changed, "
+           f"{failed} failed"]
+    for r in res:
+        if r.status == "same":
+            continue
+        out.append(f"{r.status:<8} {r.fixture}")
+        if r.problem:
+            out.append(f"    {r.problem}")
+        out.extend(_field_lines(r.fields))
+        if len(r.fields) > _LIST:
+            out.append(f"    … {len(r.fields) - _LIST} more fields (--json has them all)")
+        if r.files:
+            out.append("    written: " + ", ".join(r.files))
+    verdicts = result.verdicts
+    if verdicts:
+        out.append("fields: " + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())))
     return "\n".join(out)

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 from ..model import REPLAY_OUTCOMES, UsageError
 from ..replay import Target, parse_target, run_replay
-from ._schemas import ID, PATH, TEXT, nullable, obj
+from ._schemas import ID, PATH, REPRODUCTION, TEXT, nullable, obj
 from ._tool import Tool, ToolContext
 
 __all__ = ["REPLAY"]
@@ -89,7 +89,8 @@ def replay(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                         attempts=args.get("attempts", 3), auth_env=args.get("auth_env", ()),
                         allow_writes=args.get("allow_writes", ()),
                         invariants=judge("invariants"), rules=judge("rules"),
-                        timeout=args.get("timeout", 10.0))
+                        timeout=args.get("timeout", 10.0),
+                        fixed_below=args.get("fixed_below"))
     return result.to_json()
 
 
@@ -109,8 +110,12 @@ REPLAY = Tool(
     "--target's base path right?\"); no answer at all is `error`. `reproduced`: true if "
     "any attempt found the same signature on steps that landed, false if every observed "
     "attempt was clean, null if none observed anything (`error` says why). "
-    "`status`: the group's status after it — `fixed` only after 3 clean replays in the "
-    "environment the finding came from (diverged and error attempts count for nothing). "
+    "`reproduction`: the reproduction rate over the observed attempts with its 95% "
+    "Clopper-Pearson interval. `status`: the group's status after it — `fixed` only "
+    "after 3 clean replays in the environment the finding came from (diverged and error "
+    "attempts count for nothing); with `fixed_below` (a rate, as `replay --fixed-below`) "
+    "`fixed` when the interval's upper bound is under it, `flaky` when the interval holds "
+    "it, `open` when its lower bound is at or over it. "
     "`finding`: a finding id or a group's signature. "
     "`target` must lie under a base URL the server was started with (`workbench mcp "
     "--allow-target URL`: same scheme, host and port, the path at or below it; else "
@@ -126,7 +131,10 @@ REPLAY = Tool(
          "allow_writes": {"type": "array", "items": ID, "maxItems": 20},
          "invariants": PATH, "rules": PATH,
          "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 600,
-                     "default": 10}},
+                     "default": 10},
+         "fixed_below": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+                         "description": "read the group by this run's reproduction rate "
+                                        "(docs/statistics.md)"}},
         ("finding", "target"), closed=True),
     obj({"finding": {"type": "string"}, "group": {"type": "string"},
          "env": {"type": "string"}, "target": {"type": "string"},
@@ -134,6 +142,8 @@ REPLAY = Tool(
          "reproduced": nullable("boolean"), "status": {"type": "string"},
          "regenerated": {"type": "integer", "description": "generated values drawn again "
                          "from a probe's seed and proved against their redaction tokens"},
-         "error": {"type": ["object", "null"]}},
-        ("finding", "group", "env", "target", "attempts", "runs", "reproduced", "status")),
+         "error": {"type": ["object", "null"]}, "reproduction": REPRODUCTION,
+         "fixed_below": nullable("number")},
+        ("finding", "group", "env", "target", "attempts", "runs", "reproduced", "status",
+         "reproduction", "fixed_below")),
     replay, open_world=True)

@@ -26,9 +26,9 @@ from ..minimize import minimize as run_minimize
 from ..minimize import pick_rule, save_result
 from ..model import StoreError, UsageError
 from ..rules import check as run_check
-from ..rules import load_rules
+from ..rules import load_rules, rate_report
 from ..store import Store
-from ._schemas import CHECK_DOC, ID, PATH, TRACE_IDS, obj
+from ._schemas import CHECK_DOC, ID, PATH, RATES_DOC, TRACE_IDS, obj
 from ._tool import Tool, ToolContext
 
 __all__ = ["CHECK", "FIXTURE_STATUS", "INGEST", "INVARIANTS", "MINIMIZE"]
@@ -50,13 +50,27 @@ def check(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     if "recording" in args and "trace_ids" in args:
         raise UsageError("check: give `recording` or `trace_ids`, not both",
                          hint="a recording is checked on its own")
+    over_runs = "by" in args or "compare" in args
+    if over_runs and "recording" in args:
+        raise UsageError("check: `by` and `compare` judge stored runs of a scenario; a "
+                         "recording is one trace", hint="ingest it with its scenario and "
+                         "build first, then check the store")
+    if "by" in args and "compare" in args:
+        raise UsageError("check: `by` and `compare` are two reports: give one",
+                         hint="`compare` groups by scenario already")
     rules = load_rules(ctx.file(args["rules"]))
     engine = args.get("engine", "duckdb")
     store = ctx.store()
     if "recording" not in args:
         result = run_check(store, rules, trace_ids=args.get("trace_ids"), engine=engine,
                            record=args.get("record", True))
-        return {**result.to_dict(), "source": "store", "recorded": result.recorded}
+        doc = {**result.to_dict(), "source": "store", "recorded": result.recorded}
+        if over_runs:
+            _, doc["rates"] = rate_report(
+                store, result, by=args.get("by"), compare=args.get("compare"),
+                max_rate=args.get("max_rate", 0.05), alpha=args.get("alpha", 0.05),
+                margin=args.get("margin", 0.10))
+        return doc
     recording = ctx.file(args["recording"])
     with tempfile.TemporaryDirectory(prefix="workbench-mcp-") as tmp:
         scratch = Store(Path(tmp) / "store")
@@ -110,16 +124,34 @@ def ingest_file(ctx: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 _RECORD = {"type": "boolean", "default": True,
            "description": "record the findings in the store (default true)"}
 
+_RATE = {"type": "number", "minimum": 0, "exclusiveMaximum": 1}
+
 CHECK = Tool(
     "check",
     "Judge stored traces (all, or `trace_ids`) or one recording file (`recording`: any "
     "format ingest reads; redacted as ingest would, checked apart from the store and not "
-    "recorded) against a rules file. Answers the `workbench check --json` document.",
+    "recorded) against a rules file. Answers the `workbench check --json` document. Over "
+    "runs of a scenario (stored traces labelled by `ingest --scenario/--build`), as "
+    "`check --by/--compare` (docs/statistics.md): `by` (`scenario` or `scenario,build`) "
+    "adds `rates.groups`, per rule and scenario the violating runs k of n, the rate with "
+    "its 95% Clopper-Pearson interval and PASS / FAIL / INCONCLUSIVE against `max_rate` "
+    "(default 0.05); `compare` (`BASE..CANDIDATE`, two builds) adds both builds' rates, "
+    "the difference with its Newcombe interval, Boschloo's p-value and REGRESSED / "
+    "IMPROVED / NO CHANGE / INCONCLUSIVE (`alpha` default 0.05, `margin` default 0.10).",
     obj({"rules": PATH, "trace_ids": TRACE_IDS, "recording": PATH,
          "engine": {"enum": ["duckdb", "python"], "default": "duckdb"},
-         "record": _RECORD}, ("rules",), closed=True),
+         "record": _RECORD, "by": {"enum": ["scenario", "scenario,build"]},
+         "compare": {**ID, "description": "BASE..CANDIDATE: two builds, e.g. 1.4.2..1.5.0"},
+         "max_rate": {**_RATE, "default": 0.05,
+                      "description": "the violation rate a rule may have"},
+         "alpha": {**_RATE, "exclusiveMinimum": 0, "default": 0.05,
+                   "description": "with `compare`: the exact test's level"},
+         "margin": {"type": "number", "minimum": 0, "maximum": 1, "default": 0.10,
+                    "description": "with `compare`: NO CHANGE when the difference's "
+                                   "interval lies within +- this"}},
+        ("rules",), closed=True),
     obj({**CHECK_DOC["properties"], "source": {"enum": ["store", "recording"]},
-         "recorded": {"type": "boolean"}},
+         "recorded": {"type": "boolean"}, "rates": RATES_DOC},
         (*CHECK_DOC["required"], "source", "recorded")),
     check)
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "OFFSET", "PATH", "STEP", "TEXT",
-           "TRACE_IDS", "nullable", "obj"]
+__all__ = ["CHECK_DOC", "FINDING", "GROUP", "ID", "LIMIT", "OFFSET", "PATH", "RATES_DOC",
+           "REPRODUCTION", "STEP", "TEXT", "TRACE_IDS", "nullable", "obj"]
 
 
 def obj(properties: dict[str, Any], required: tuple[str, ...] = (), *,
@@ -69,3 +69,33 @@ CHECK_DOC = obj({
     "errors": {"type": "integer"}, "warnings": {"type": "integer"},
     "seconds": {"type": "number"},
 }, ("findings", "traces_checked", "rules", "errors", "warnings"))
+
+_NUM = {"type": "number"}
+_COUNT = {"type": "integer"}
+_VERDICT = {"enum": ["PASS", "FAIL", "INCONCLUSIVE", "REGRESSED", "IMPROVED", "NO CHANGE"]}
+#: a rate as ``check --json`` gives it (``rates.groups[]``, ``base``, ``candidate``)
+_RATE = obj({"violations": _COUNT, "runs": _COUNT, "rate": nullable("number"), "low": _NUM,
+             "high": _NUM, "confidence": _NUM, "interval": _STR, "max_rate": _NUM,
+             "verdict": _VERDICT},
+            ("violations", "runs", "rate", "low", "high", "confidence", "interval",
+             "verdict"))
+
+#: the ``rates`` object of ``check --by/--compare --json`` (docs/statistics.md)
+RATES_DOC = obj({
+    "by": nullable("string"), "compare": nullable("string"), "max_rate": _NUM,
+    "unlabelled": _COUNT,
+    "groups": {"type": "array", "items": obj({
+        "rule": _STR, "severity": {"enum": ["error", "warn"]}, "scenario": _STR,
+        "build": _STR, "violations": _COUNT, "runs": _COUNT, "rate": nullable("number"),
+        "low": _NUM, "high": _NUM, "base": _RATE, "candidate": _RATE,
+        "difference": nullable("number"), "difference_low": _NUM, "difference_high": _NUM,
+        "p_value": nullable("number"), "verdict": _VERDICT}, ("rule", "scenario",
+                                                             "verdict"))},
+}, ("by", "compare", "max_rate", "unlabelled", "groups"))
+
+#: a replay's reproduction rate (``replay --json``'s ``reproduction``)
+REPRODUCTION = {"type": ["object", "null"], "properties": {
+    "reproduced": _COUNT, "observed": _COUNT, "rate": _NUM, "low": _NUM, "high": _NUM,
+    "confidence": _NUM, "interval": _STR},
+    "description": "the reproduction rate over the attempts that observed a result, "
+                   "with its 95% Clopper-Pearson interval; null when none did"}

@@ -7,7 +7,15 @@ from ._load import load_rules, parse_rules
 from ._model import Cond, Selector, Where
 from ._parse import RulesError, sel, tool
 from ._python import PythonEngine, check_trace
-from ._rates import BY_COLUMNS, RateGroup, compare_builds, junit_rates, rates_by, sarif_rates
+from ._rates import (
+    BY_COLUMNS,
+    RateGroup,
+    compare_builds,
+    junit_rates,
+    rate_report,
+    rates_by,
+    sarif_rates,
+)
 from ._report import (
     SARIF_LEVEL,
     ReportRule,
@@ -67,6 +75,7 @@ __all__ = [
     "junit_rates",
     "load_rules",
     "parse_rules",
+    "rate_report",
     "rates_by",
     "sarif",
     "sarif_findings",

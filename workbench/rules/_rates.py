@@ -17,8 +17,8 @@ from ..store import Store, to_rows
 from ._check import CheckResult
 from ._report import SARIF_LEVEL, sarif_log
 
-__all__ = ["BY_COLUMNS", "RateGroup", "compare_builds", "junit_rates", "rates_by",
-           "sarif_rates"]
+__all__ = ["BY_COLUMNS", "RateGroup", "compare_builds", "junit_rates", "rate_report",
+           "rates_by", "sarif_rates"]
 
 #: what ``--by`` may group runs by
 BY_COLUMNS = ("scenario", "build")
@@ -151,6 +151,24 @@ def compare_builds(store: Store, result: CheckResult, spec: str, *, max_rate: fl
                 count(base), count(candidate), max_rate=max_rate, alpha=alpha,
                 margin=margin)))
     return out, unlabelled
+
+
+def rate_report(store: Store, result: CheckResult, *, by: str | None = None,
+                compare: str | None = None, max_rate: float = 0.05, alpha: float = 0.05,
+                margin: float = 0.10) -> tuple[list[RateGroup], dict[str, Any]]:
+    """``check --by`` or ``check --compare`` (one of them): the groups, and the
+    ``rates`` object of ``check --json`` (``by``, ``compare``, ``max_rate``,
+    ``unlabelled``, ``groups``)."""
+    if (by is None) == (compare is None):
+        raise UsageError("--by and --compare are two reports: give one",
+                         hint="--compare groups by scenario already")
+    if compare is not None:
+        groups, unlabelled = compare_builds(store, result, compare, max_rate=max_rate,
+                                            alpha=alpha, margin=margin)
+    else:
+        groups, unlabelled = rates_by(store, result, str(by), max_rate)
+    return groups, {"by": by, "compare": compare, "max_rate": max_rate,
+                    "unlabelled": unlabelled, "groups": [g.to_dict() for g in groups]}
 
 
 #: a verdict as SARIF's result kind

@@ -46,7 +46,8 @@ def error(ctx, name, args) -> str:
 
 def test_every_tool_declares_object_schemas_that_are_valid():
     assert list(TOOLS) == ["list_findings", "list_groups", "show_finding", "check",
-                           "invariants", "minimize", "replay", "fixture_status", "ingest"]
+                           "invariants", "minimize", "replay", "fixture_status", "ingest",
+                           "shadow_compare"]
     for tool in TOOLS.values():
         for schema in (tool.input_schema, tool.output_schema):
             Draft202012Validator.check_schema(schema)
@@ -54,7 +55,8 @@ def test_every_tool_declares_object_schemas_that_are_valid():
         assert tool.input_schema.get("additionalProperties") is False
         assert tool.listing()["outputSchema"] is tool.output_schema
     read_only = [t.name for t in TOOLS.values() if t.listing()["annotations"]["readOnlyHint"]]
-    assert read_only == ["list_findings", "list_groups", "show_finding", "fixture_status"]
+    assert read_only == ["list_findings", "list_groups", "show_finding", "fixture_status",
+                         "shadow_compare"]
 
 
 def test_list_findings_newest_first_with_ids_and_filters(ctx):
