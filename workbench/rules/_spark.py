@@ -1,13 +1,16 @@
 """The Spark engine: the same rules over the store's Parquet files on Apache Spark.
 
-Rules are trace-local, so the plan is: Spark scans the committed ``events`` files (the
-paths the commit records name, as the DuckDB views read them), keeps the traces in
-scope, and deals whole traces into partitions balanced by the ``traces`` table's event
-counts (a trace larger than a partition's share gets one to itself); each partition is
-judged on an executor by the DuckDB engine's own SQL (``_sql.sql_violations``) in a
-DuckDB of the task's own (``_sparktask``). No rule is written twice: every body runs
-the query it runs on the DuckDB engine, so the violations are that engine's, exactly;
-they are worded on the driver by ``word``, as the DuckDB engine's are, so findings,
+Rules are trace-local, so each Spark task's DuckDB judges whole traces with the DuckDB
+engine's own SQL (``_sql.sql_violations``, in ``_sparktask``). Two plans: whole pieces
+of the committed ``events`` files, which a trace never crosses (the default: no event
+crosses the network), or a shuffle, for files that may cut a trace: map tasks' DuckDB
+read pieces and deal each event to its trace's partition (balanced by the ``traces``
+table's event counts: a trace larger than a partition's share gets one to itself) as
+Arrow blocks, which Spark moves as bytes without decoding a row. Either way the
+executors' DuckDB reads the files, at the paths the commit records give or under a URI
+(``_sparkfiles``). No rule is written twice: every body runs the query it runs on the
+DuckDB engine, so the violations are that engine's, exactly; they are worded on the
+driver by ``word``, as the DuckDB engine's are, so findings,
 signatures and messages are identical. docs/scale.md says why not Spark SQL compiled or
 transpiled from the DuckDB queries (``bench/spark_transpile.py``).
 
@@ -210,10 +213,11 @@ class SparkEngine:
     """The ``Engine`` that runs the rules on Spark over the store's files: ``master`` a
     Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
     given), ``partitions`` how many tasks the work is dealt into (default: two per task
-    slot). ``shuffle``: Spark reads the events and deals whole traces into partitions
-    (a shuffle); else (the default) each task's DuckDB reads whole pieces of the events
-    files itself, which a trace never crosses (docs/store.md), and no event crosses the
-    network."""
+    slot). ``shuffle``: whole traces are dealt into partitions through Spark's shuffle;
+    else (the default) each task's DuckDB reads whole pieces of the events files
+    itself, which a trace never crosses (docs/store.md), and no event crosses the
+    network. ``files_at``: a URI under which the executors read the store's files
+    (``s3://bucket/store``; docs/scale.md), else the paths the commit records give."""
 
     def __init__(self, master: str | None = None, partitions: int | None = None,
                  shuffle: bool = False, files_at: str | None = None) -> None:

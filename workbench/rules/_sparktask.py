@@ -1,5 +1,7 @@
 """What a Spark task runs: one partition of whole traces judged by the DuckDB engine's
-own SQL (``_sql.sql_violations``), in a DuckDB of the task's own.
+own SQL (``_sql.sql_violations``), in a DuckDB of the task's own; and the map side of
+the shuffle plan, which reads pieces of files and deals their events by trace as Arrow
+IPC blocks (``deal_pieces``, then ``judge_dealt`` on the other side of the shuffle).
 
 The partition's Arrow batches are streamed into a DuckDB table ``events`` (the columns
 as the store holds them) as they arrive, so a partition larger than the task's memory
