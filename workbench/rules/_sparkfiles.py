@@ -63,13 +63,15 @@ def footers(files: list[str]) -> Groups:
 
 def remote_footers(files: Iterator[str]) -> Iterator[tuple[str, list[tuple[str | None, int]]]]:
     """``footers`` as a Spark task reads them: DuckDB's ``parquet_metadata``, through
-    the same file systems that read the pieces."""
+    the same file systems that read the pieces (a string column's smallest value is
+    ``stats_min_value``; ``stats_min`` is the footer's older, signed-order field)."""
     con = duckdb.connect(config={"threads": 1})
     try:
         for f in files:
             rows = con.execute(
                 "SELECT row_group_id, any_value(row_group_num_rows), "
-                "any_value(CASE WHEN path_in_schema = 'trace_id' THEN stats_min END) "
+                "any_value(CASE WHEN path_in_schema = 'trace_id' "
+                "THEN coalesce(stats_min_value, stats_min) END) "
                 "FROM parquet_metadata(?) GROUP BY row_group_id ORDER BY row_group_id",
                 [f]).fetchall()
             yield f, [(low, int(n)) for _, n, low in rows]

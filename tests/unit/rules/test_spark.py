@@ -395,3 +395,52 @@ def test_spark_files_without_the_spark_engine(cli_store: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2
     assert "--spark-files goes with --engine spark" in out.stderr
+
+
+def test_the_executors_read_the_footers_the_driver_reads(examples_store: Store) -> None:
+    """``remote_footers`` (DuckDB's ``parquet_metadata``, what a task runs for files at
+    a URI) gives each file's row groups as the driver's pyarrow reads them."""
+    from workbench.rules._sparkfiles import footers, remote_footers
+
+    files = [str(p) for p in examples_store.files("events")]
+    want = footers(files)
+    assert want and all(low is not None for _, rgs in want for low, _ in rgs)
+    assert list(remote_footers(iter(files))) == want
+    uris = ["file://" + f for f in files]  # as ``locate`` writes them: not %-escaped
+    assert [rgs for _, rgs in remote_footers(iter(uris))] == [rgs for _, rgs in want]
+
+
+def test_the_shuffle_deals_whole_traces_in_blocks(examples_store: Store,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shuffle plan's two sides called here without Spark: map tasks' pieces dealt
+    into 3 partitions in blocks of a few rows each (the block size made tiny), each
+    partition judged from its blocks: the DuckDB engine's violations, and every trace
+    in exactly one partition."""
+    from workbench.model import EVENTS
+    from workbench.rules import _sparktask
+    from workbench.rules._spark import _PLACED, _event_counts
+    from workbench.rules._sparktask import TaskLimits, deal_pieces, judge_dealt
+
+    monkeypatch.setattr(_sparktask, "_BLOCK", 1)  # a block per batch
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    placed = balance(_event_counts(examples_store, None), 3)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, _PLACED) as writer:
+        writer.write_table(pa.table({"trace_id": list(placed),
+                                     "_part": list(placed.values())}, schema=_PLACED))
+    limits = TaskLimits(slots=2, threads=1)
+    pieces = file_pieces(examples_store, [str(p) for p in examples_store.files("events")], 4)
+    deal = deal_pieces(EVENTS.names, sink.getvalue().to_pybytes(), limits)
+    records = [r for p in pieces for r in deal(iter([p]))]
+    assert len(records) > len(set(part for part, _ in records))  # several blocks a part
+    seen: dict[str, int] = {}
+    for part, data in records:
+        for tid in pa.ipc.open_stream(data).read_all().column("trace_id").to_pylist():
+            assert seen.setdefault(tid, part) == part == placed[tid]
+    assert set(seen) == set(placed)
+    judge = judge_dealt(rules, limits, EVENTS.names)
+    ids = [r.id for r in rules]
+    got = [(ids[rule], tid, tuple(events)) for part in range(3)
+           for rule, tid, events in judge(iter([r for r in records if r[0] == part]))]
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert len(want) >= 9 and sorted(got) == sorted(want)
