@@ -400,7 +400,8 @@ def spark_failure(exc: BaseException, root: Path) -> SparkError | None:
         return SparkError(f"Spark cannot read the store {root}: {_first_line(exc)}",
                           code="SPARK_STORE_UNREADABLE",
                           hint="the executors must read the store's files at the same "
-                               "paths (docs/scale.md); check its permissions")
+                               "paths, or under --spark-files (docs/scale.md); check "
+                               "its permissions")
     missing = _NO_MODULE.search(text)
     if missing:
         return SparkError(f"the Spark executors cannot import {missing.group(1)}",

@@ -38,6 +38,7 @@ COUNTED = -1
 """The rule index of a task's row that counts one trace's events (``judge_pieces``)."""
 _MB = 1 << 20
 _BLOCK = 32 * _MB  # of Arrow IPC a shuffle record carries at most (about)
+_HELD = 4 * _BLOCK  # of blocks a map task holds before it sends the largest on
 _SHARE = 0.6  # of the Python worker's memory for DuckDB: the rest is Python and Arrow
 
 
@@ -179,7 +180,7 @@ def deal_pieces(columns: list[str], placed: bytes,
 
 def _blocks(reader: pa.RecordBatchReader, width: int) -> Iterator[tuple[int, bytes]]:
     """Each partition's rows (the last column says which) as LZ4-compressed Arrow IPC
-    streams of about ``_BLOCK`` bytes each."""
+    streams of at most about ``_BLOCK`` bytes each, ``_HELD`` bytes held at most."""
     schema = pa.schema(list(reader.schema)[:width])
     options = pa.ipc.IpcWriteOptions(compression="lz4")
     open_: dict[int, tuple[pa.BufferOutputStream, pa.ipc.RecordBatchStreamWriter]] = {}
@@ -190,12 +191,17 @@ def _blocks(reader: pa.RecordBatchReader, width: int) -> Iterator[tuple[int, byt
             if part not in open_:
                 sink = pa.BufferOutputStream()
                 open_[part] = sink, pa.ipc.new_stream(sink, schema, options=options)
-            sink, writer = open_[part]
-            writer.write_batch(rows.filter(pc.equal(part_of, part)))
-            if sink.tell() >= _BLOCK:
-                writer.close()
-                del open_[part]
-                yield int(part), sink.getvalue().to_pybytes()
+            open_[part][1].write_batch(rows.filter(pc.equal(part_of, part)))
+        # a block leaves when it is full, and the largest leave while the task holds
+        # more than ``_HELD`` (many partitions: smaller blocks, bounded memory)
+        while open_:
+            sizes = {p: sink.tell() for p, (sink, _) in open_.items()}
+            part = max(sizes, key=lambda p: sizes[p])
+            if sizes[part] < _BLOCK and sum(sizes.values()) < _HELD:
+                break
+            sink, writer = open_.pop(part)
+            writer.close()
+            yield int(part), sink.getvalue().to_pybytes()
     for part, (sink, writer) in open_.items():
         writer.close()
         yield int(part), sink.getvalue().to_pybytes()

@@ -410,10 +410,13 @@ def test_the_executors_read_the_footers_the_driver_reads(examples_store: Store) 
     assert [rgs for _, rgs in remote_footers(iter(uris))] == [rgs for _, rgs in want]
 
 
+@pytest.mark.parametrize("limit", ["_BLOCK", "_HELD"])
 def test_the_shuffle_deals_whole_traces_in_blocks(examples_store: Store,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  limit: str) -> None:
     """The shuffle plan's two sides called here without Spark: map tasks' pieces dealt
-    into 3 partitions in blocks of a few rows each (the block size made tiny), each
+    into 3 partitions in blocks of a few rows each (a block's size, or what a task
+    holds, made tiny), each
     partition judged from its blocks: the DuckDB engine's violations, and every trace
     in exactly one partition."""
     from workbench.model import EVENTS
@@ -421,7 +424,7 @@ def test_the_shuffle_deals_whole_traces_in_blocks(examples_store: Store,
     from workbench.rules._spark import _PLACED, _event_counts
     from workbench.rules._sparktask import TaskLimits, deal_pieces, judge_dealt
 
-    monkeypatch.setattr(_sparktask, "_BLOCK", 1)  # a block per batch
+    monkeypatch.setattr(_sparktask, limit, 1)  # a block per batch
     rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
     placed = balance(_event_counts(examples_store, None), 3)
     sink = pa.BufferOutputStream()
