@@ -365,7 +365,8 @@ def generate(root: str | Path, events: int, *, seed: int = 0, max_gb: float = 4.
                        'fix the failing job and clean up projects' AS root_task,
                        '[]' AS tools, '{{"model":"claude-sonnet-4-5"}}' AS versions,
                        '{{}}' AS redaction, NULL::VARCHAR AS derived_from, '{{}}' AS attrs,
-                       'default' AS env
+                       'default' AS env, NULL::VARCHAR AS scenario,
+                       NULL::VARCHAR AS build
                 FROM tr WHERE t < {kept} ORDER BY trace_id""", tpath, TRACES)
         batch.write("traces", pq.read_table(tpath, schema=TRACES))
         ids = [r[0] for r in con.execute(f"SELECT trace_id FROM tr WHERE t < {kept} "

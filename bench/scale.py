@@ -6,8 +6,9 @@
 
 1. A synthetic store of ``--events`` events (``bench/_storegen.py``, the store of
    bench/check.py) checked with the rules of bench/check.py by the DuckDB engine and by
-   the Spark engine on ``local[2]``, both plans (Spark reads and shuffles by trace;
-   each task's DuckDB reads whole pieces of files), 1 and 2 tasks per core
+   the Spark engine on ``local[2]``, both plans (map tasks' DuckDB deal events by
+   trace through Spark's shuffle; each task's DuckDB reads whole pieces of files), 1
+   and 2 tasks per core
    (``--per-core``), then by the DuckDB engine again. The Spark session is started
    before the clock (a cluster keeps one); each engine's violations must be the same
    list. Prints each time, Spark / DuckDB and the peak resident memory of a Spark

@@ -50,6 +50,10 @@ def register(sub: Any) -> None:
     p.add_argument("--spark-master", metavar="URL",
                    help="with --engine spark: the master (default local[*]; spark://HOST:PORT, "
                    "yarn, k8s://URL)")
+    p.add_argument("--spark-files", metavar="URI",
+                   help="with --engine spark: where the executors read the store's files "
+                   "(s3://BUCKET/STORE, gs://..., file:///mnt/store: the store's layout "
+                   "under it); the driver reads the commit records from --store")
     p.add_argument("--sarif", metavar="FILE", help="also write SARIF 2.1.0 here")
     p.add_argument("--junit", metavar="FILE", help="also write JUnit XML here")
     p.add_argument("--no-record", action="store_true",
@@ -100,7 +104,9 @@ def _rate_options(p: Any) -> None:
 
 def _engine(args: argparse.Namespace) -> SparkEngine | None:
     """The Spark engine for ``--engine spark`` (with its master); the others by name."""
-    return SparkEngine(args.spark_master) if args.engine == "spark" else None
+    if args.engine != "spark":
+        return None
+    return SparkEngine(args.spark_master, files_at=args.spark_files)
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -109,9 +115,11 @@ def run_check(args: argparse.Namespace) -> int:
         raise UsageError("--only and --fault-window choose invariants: give --invariants "
                          "OPENAPI too", hint="workbench check rules.yaml --invariants "
                                              "openapi.yaml --only pagination")
-    if args.spark_master and args.engine != "spark":
-        raise UsageError("--spark-master goes with --engine spark",
-                         hint="add --engine spark, or leave out --spark-master")
+    for given, flag in ((args.spark_master, "--spark-master"),
+                        (args.spark_files, "--spark-files")):
+        if given and args.engine != "spark":
+            raise UsageError(f"{flag} goes with --engine spark",
+                             hint=f"add --engine spark, or leave out {flag}")
     if (args.by or args.compare) and args.invariants is not None:
         raise UsageError("--by and --compare judge rules over runs; --invariants goes "
                          "alone", hint="run `workbench check --invariants` separately")

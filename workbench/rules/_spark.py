@@ -1,13 +1,16 @@
 """The Spark engine: the same rules over the store's Parquet files on Apache Spark.
 
-Rules are trace-local, so the plan is: Spark scans the committed ``events`` files (the
-paths the commit records name, as the DuckDB views read them), keeps the traces in
-scope, and deals whole traces into partitions balanced by the ``traces`` table's event
-counts (a trace larger than a partition's share gets one to itself); each partition is
-judged on an executor by the DuckDB engine's own SQL (``_sql.sql_violations``) in a
-DuckDB of the task's own (``_sparktask``). No rule is written twice: every body runs
-the query it runs on the DuckDB engine, so the violations are that engine's, exactly;
-they are worded on the driver by ``word``, as the DuckDB engine's are, so findings,
+Rules are trace-local, so each Spark task's DuckDB judges whole traces with the DuckDB
+engine's own SQL (``_sql.sql_violations``, in ``_sparktask``). Two plans: whole pieces
+of the committed ``events`` files, which a trace never crosses (the default: no event
+crosses the network), or a shuffle, for files that may cut a trace: map tasks' DuckDB
+read pieces and deal each event to its trace's partition (balanced by the ``traces``
+table's event counts: a trace larger than a partition's share gets one to itself) as
+Arrow blocks, which Spark moves as bytes without decoding a row. Either way the
+executors' DuckDB reads the files, at the paths the commit records give or under a URI
+(``_sparkfiles``). No rule is written twice: every body runs the query it runs on the
+DuckDB engine, so the violations are that engine's, exactly; they are worded on the
+driver by ``word``, as the DuckDB engine's are, so findings,
 signatures and messages are identical. docs/scale.md says why not Spark SQL compiled or
 transpiled from the DuckDB queries (``bench/spark_transpile.py``).
 
@@ -42,7 +45,8 @@ from ..store import Store
 from ._engine import Violation, word
 from ._findings import Finding
 from ._rule import RuleSet
-from ._sparktask import COUNTED, Piece, TaskLimits, judge_partitions, judge_pieces
+from ._sparkfiles import cut, footers, locate, remote_footers
+from ._sparktask import COUNTED, Piece, TaskLimits, deal_pieces, judge_dealt, judge_pieces
 
 __all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "balance", "java_available",
            "spark_failure"]
@@ -50,7 +54,7 @@ __all__ = ["SPARK_INSTALL_HINT", "SparkEngine", "SparkError", "balance", "java_a
 SPARK_INSTALL_HINT = ("install the Spark extra (pip install 'trace-workbench[spark]') and "
                       "Java 17 or later (java on PATH, or JAVA_HOME set); "
                       "or use --engine duckdb")
-_OUT = "rule int, trace_id string, events array<string>"
+_PLACED = pa.schema([("trace_id", pa.string()), ("_part", pa.int32())])
 _CONNECT_SECONDS = 5.0
 _LOG4J = Path(__file__).with_name("spark-log4j2.properties")  # errors only, on stderr
 
@@ -205,47 +209,32 @@ def balance(counts: Sequence[tuple[str, int]], parts: int) -> dict[str, int]:
     return out
 
 
-def _skewed(counts: Sequence[tuple[str, int]], parts: int) -> bool:
-    """Whether one trace holds more than half a partition's share of the events: then
-    hashing trace ids would leave partitions uneven, and ``balance`` deals them."""
-    total = sum(n for _, n in counts)
-    return parts > 1 and max(n for _, n in counts) * 2 * parts > total
-
-
-def _keys(spark: Any, parts: int) -> list[int]:
-    """For each partition p, a number Spark's hash partitioning sends to p (it places
-    a row by ``pmod(hash(key), parts)``): asked of Spark, not re-implemented."""
-    from pyspark.sql import functions as F
-
-    need: dict[int, int] = {}
-    span = 0
-    while len(need) < parts:
-        rows = (spark.range(span, span + 64 * parts)
-                .select("id", F.pmod(F.hash("id"), F.lit(parts)).alias("p")).collect())
-        for r in rows:
-            need.setdefault(int(r["p"]), int(r["id"]))
-        span += 64 * parts
-    return [need[p] for p in range(parts)]
-
-
 class SparkEngine:
     """The ``Engine`` that runs the rules on Spark over the store's files: ``master`` a
     Spark master URL (default ``local[*]``, or under ``spark-submit`` the master it was
     given), ``partitions`` how many tasks the work is dealt into (default: two per task
-    slot). ``shuffle``: Spark reads the events and deals whole traces into partitions
-    (a shuffle); else (the default) each task's DuckDB reads whole pieces of the events
-    files itself, which a trace never crosses (docs/store.md), and no event crosses the
-    network."""
+    slot). ``shuffle``: whole traces are dealt into partitions through Spark's shuffle;
+    else (the default) each task's DuckDB reads whole pieces of the events files
+    itself, which a trace never crosses (docs/store.md), and no event crosses the
+    network. ``files_at``: a URI under which the executors read the store's files
+    (``s3://bucket/store``; docs/scale.md), else the paths the commit records give."""
 
     def __init__(self, master: str | None = None, partitions: int | None = None,
-                 shuffle: bool = False) -> None:
+                 shuffle: bool = False, files_at: str | None = None) -> None:
         self.master = master
         self.partitions = partitions
         self.shuffle = shuffle
+        self.files_at = files_at
 
     def violations(self, store: Store, rules: RuleSet,
                    trace_ids: Sequence[str] | None) -> list[Violation]:
-        files = [str(p.resolve()) for p in store.files("events")]
+        try:
+            files = locate(store.root, store.files("events"), self.files_at)
+        except ValueError as exc:
+            raise SparkError(str(exc), code="SPARK_STORE_UNREADABLE",
+                             hint="give --spark-files a location DuckDB reads: "
+                                  "s3://, gs://, az://, https://, file:// (docs/scale.md)"
+                             ) from None
         if not files or not len(rules) or (trace_ids is not None and not trace_ids):
             return []
         spark = _session(self.master, self.partitions)
@@ -269,18 +258,14 @@ class SparkEngine:
         when a task saw part of a trace (a store whose files were written before a trace
         lived in one events file: docs/store.md), and the shuffle plan must judge."""
         parts = self.partitions or 2 * limits.slots
-        pieces = file_pieces(store, files, parts)
+        pieces = file_pieces(store, files, parts, self._remote(spark))
         if not pieces:
             return []
-        tasks = min(parts, len(pieces))
-        placed = balance([(str(i), p.rows) for i, p in enumerate(pieces)], tasks)
-        dealt: list[list[Piece]] = [[] for _ in range(tasks)]
-        for i, p in enumerate(pieces):
-            dealt[placed[str(i)]].append(p)
+        dealt = _dealt(pieces, min(parts, len(pieces)))
         scope = None if trace_ids is None else list(trace_ids)
         judge = judge_pieces(rules, limits, EVENTS.names, scope)
         try:
-            rdd = spark.sparkContext.parallelize(dealt, tasks)
+            rdd = spark.sparkContext.parallelize(dealt, len(dealt))
             rows = rdd.mapPartitions(lambda it: judge(p for ps in it for p in ps)).collect()
         except Exception as exc:
             known = spark_failure(exc, store.root)
@@ -299,89 +284,83 @@ class SparkEngine:
     def _shuffled(self, spark: Any, store: Store, rules: RuleSet,
                   trace_ids: Sequence[str] | None, files: list[str],
                   limits: TaskLimits) -> list[tuple[int, str, list[str]]]:
-        """The shuffle plan: Spark reads the events and deals whole traces into
-        partitions balanced by the ``traces`` table's event counts."""
+        """The shuffle plan, for files that may cut a trace: map tasks' DuckDB read
+        pieces of the files and deal each event to its trace's partition (balanced by
+        the ``traces`` table's event counts), Spark shuffles those Arrow blocks as bytes,
+        and each partition's DuckDB judges whole traces."""
         counts = _event_counts(store, trace_ids)
         if not counts:
             return []
-        from pyspark.sql import functions as F
-        from pyspark.sql.pandas.types import from_arrow_schema
-
         parts = max(1, min(len(counts), self.partitions or 2 * limits.slots))
+        placed = balance(counts, parts)
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, _PLACED) as writer:
+            writer.write_table(pa.table({"trace_id": list(placed),
+                                         "_part": list(placed.values())}, schema=_PLACED))
+        pieces = file_pieces(store, files, parts, self._remote(spark))
+        if not pieces:
+            return []
+        dealt = _dealt(pieces, min(parts, len(pieces)))
+        deal = deal_pieces(EVENTS.names, sink.getvalue().to_pybytes(), limits)
+        judge = judge_dealt(rules, limits, EVENTS.names)
         try:
-            with warnings.catch_warnings():  # PySpark's warnings about pandas versions
-                warnings.simplefilter("ignore", FutureWarning)
-                events = spark.read.schema(from_arrow_schema(EVENTS)).parquet(*files)
-                if _skewed(counts, parts):  # deal by event counts: a join says where
-                    keys = _keys(spark, parts)
-                    placed = balance(counts, parts)
-                    assign = spark.createDataFrame(pa.table(
-                        {"trace_id": list(placed),
-                         "_part": [keys[p] for p in placed.values()]}))
-                    # an inner join: the scope too
-                    events = events.join(F.broadcast(assign), "trace_id")
-                else:  # many traces of like sizes: hashing their ids deals them evenly
-                    if trace_ids is not None:
-                        events = events.filter(F.col("trace_id").isin(list(trace_ids)))
-                    events = events.withColumn("_part", F.col("trace_id"))
-                judged = (events.repartition(parts, "_part").select(*EVENTS.names)
-                          .mapInArrow(judge_partitions(rules, limits, EVENTS.names), _OUT))
-                found = judged.collect()
+            sc = spark.sparkContext
+            found = (sc.parallelize(dealt, len(dealt))
+                     .mapPartitions(lambda it: deal(p for ps in it for p in ps))
+                     .partitionBy(parts, _identity)
+                     .mapPartitions(judge).collect())
         except Exception as exc:
             known = spark_failure(exc, store.root)
             if known is None:
                 raise
             raise known from None
-        return [(row["rule"], row["trace_id"], list(row["events"])) for row in found]
+        return [(rule, tid, list(events)) for rule, tid, events in found]
+
+    def _remote(self, spark: Any) -> Any:
+        """The session whose executors read the footers, when the files are at a URI."""
+        return None if self.files_at is None else spark
 
     def findings(self, store: Store, rules: RuleSet,
                  trace_ids: Sequence[str] | None) -> list[Finding]:
         return word(store, rules, self.violations(store, rules, trace_ids))
 
 
-def file_pieces(store: Store, files: list[str], parts: int) -> list[Piece]:
-    """The events files cut into pieces of about ``1/parts`` of all rows, at row-group
-    boundaries: a piece is a range of trace ids (its first row group's smallest id up to
-    the next piece's), read from the files' own statistics. Exact whatever the row
-    groups' statistics: the range is a filter, the statistics only skip row groups."""
-    import pyarrow.parquet as pq
+def _dealt(pieces: list[Piece], tasks: int) -> list[list[Piece]]:
+    """Pieces dealt to ``tasks`` tasks, even by rows."""
+    placed = balance([(str(i), p.rows) for i, p in enumerate(pieces)], tasks)
+    dealt: list[list[Piece]] = [[] for _ in range(tasks)]
+    for i, p in enumerate(pieces):
+        dealt[placed[str(i)]].append(p)
+    return dealt
 
-    groups: list[tuple[str, list[tuple[str | None, int]]]] = []
-    for f in files:
-        try:
-            meta = pq.ParquetFile(f).metadata
-        except (OSError, pa.ArrowException) as exc:
-            raise SparkError(f"cannot read the store {store.root}: {f}: {_first_line(exc)}",
-                             code="SPARK_STORE_UNREADABLE",
-                             hint="the store's files must be readable Parquet at the paths "
-                                  "its commit records name (docs/scale.md)") from None
-        col = meta.schema.to_arrow_schema().get_field_index("trace_id")
-        rgs = []
-        for i in range(meta.num_row_groups):
-            rg = meta.row_group(i)
-            stats = rg.column(col).statistics if col >= 0 else None
-            low = stats.min if stats is not None and stats.has_min_max else None
-            rgs.append((low if isinstance(low, str) else None, rg.num_rows))
-        groups.append((f, rgs))
-    total = sum(n for _, rgs in groups for _, n in rgs)
-    if not total:
-        return []
-    size = max(1, -(-total // max(1, parts)))
-    out: list[Piece] = []
-    for f, rgs in groups:
-        cuts: list[tuple[str | None, int]] = []  # (lo, rows) of each piece
-        for low, n in rgs:
-            # a new piece starts at a row group whose smallest id is past the last cut
-            # (cuts strictly increase, so the ranges split every id once)
-            if not cuts or (cuts[-1][1] >= size and low is not None
-                            and (cuts[-1][0] is None or low > cuts[-1][0])):
-                cuts.append((low if cuts else None, n))
-            else:
-                cuts[-1] = (cuts[-1][0], cuts[-1][1] + n)
-        for i, (lo, n) in enumerate(cuts):
-            hi = cuts[i + 1][0] if i + 1 < len(cuts) else None
-            out.append(Piece(f, lo, hi, n))
-    return out
+
+def _identity(part: int) -> int:
+    """The shuffle's partitioner: a record's key is its partition."""
+    return part
+
+
+def file_pieces(store: Store, files: list[str], parts: int,
+                spark: Any = None) -> list[Piece]:
+    """The events files cut into pieces of about ``1/parts`` of all rows, at row-group
+    boundaries (``_sparkfiles.cut``), from the files' footers: read here, or with
+    ``spark`` by the executors (files at a URI the driver need not read)."""
+    try:
+        if spark is None:
+            groups = footers(files)
+        else:
+            rdd = spark.sparkContext.parallelize(files, max(1, min(len(files), 64)))
+            groups = rdd.mapPartitions(remote_footers).collect()
+    except (OSError, pa.ArrowException) as exc:
+        raise SparkError(f"cannot read the store {store.root}: {_first_line(exc)}",
+                         code="SPARK_STORE_UNREADABLE",
+                         hint="the store's files must be readable Parquet at the paths "
+                              "its commit records name (docs/scale.md)") from None
+    except Exception as exc:
+        known = spark_failure(exc, store.root)
+        if known is None:
+            raise
+        raise known from None
+    return cut(groups, parts)
 
 
 def _event_counts(store: Store, trace_ids: Sequence[str] | None) -> list[tuple[str, int]]:
@@ -421,7 +400,8 @@ def spark_failure(exc: BaseException, root: Path) -> SparkError | None:
         return SparkError(f"Spark cannot read the store {root}: {_first_line(exc)}",
                           code="SPARK_STORE_UNREADABLE",
                           hint="the executors must read the store's files at the same "
-                               "paths (docs/scale.md); check its permissions")
+                               "paths, or under --spark-files (docs/scale.md); check "
+                               "its permissions")
     missing = _NO_MODULE.search(text)
     if missing:
         return SparkError(f"the Spark executors cannot import {missing.group(1)}",

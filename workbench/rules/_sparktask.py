@@ -1,5 +1,7 @@
 """What a Spark task runs: one partition of whole traces judged by the DuckDB engine's
-own SQL (``_sql.sql_violations``), in a DuckDB of the task's own.
+own SQL (``_sql.sql_violations``), in a DuckDB of the task's own; and the map side of
+the shuffle plan, which reads pieces of files and deals their events by trace as Arrow
+IPC blocks (``deal_pieces``, then ``judge_dealt`` on the other side of the shuffle).
 
 The partition's Arrow batches are streamed into a DuckDB table ``events`` (the columns
 as the store holds them) as they arrive, so a partition larger than the task's memory
@@ -20,11 +22,13 @@ from dataclasses import dataclass
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ._rule import RuleSet
 from ._sql import sql_violations
 
-__all__ = ["COUNTED", "OUT", "Piece", "TaskLimits", "judge_partitions", "judge_pieces"]
+__all__ = ["COUNTED", "OUT", "Piece", "TaskLimits", "deal_pieces", "judge_dealt",
+           "judge_partitions", "judge_pieces"]
 
 OUT = pa.schema([("rule", pa.int32()), ("trace_id", pa.string()),
                  ("events", pa.list_(pa.string()))])
@@ -33,6 +37,8 @@ OUT = pa.schema([("rule", pa.int32()), ("trace_id", pa.string()),
 COUNTED = -1
 """The rule index of a task's row that counts one trace's events (``judge_pieces``)."""
 _MB = 1 << 20
+_BLOCK = 32 * _MB  # of Arrow IPC a shuffle record carries at most (about)
+_HELD = 4 * _BLOCK  # of blocks a map task holds before it sends the largest on
 _SHARE = 0.6  # of the Python worker's memory for DuckDB: the rest is Python and Arrow
 
 
@@ -138,6 +144,83 @@ def _read_pieces(pieces: list[Piece], columns: list[str]) -> tuple[str, dict[str
             params[f"hi{i}"] = piece.hi
         parts.append(f"SELECT {cols} FROM read_parquet($f{i}) WHERE " + " AND ".join(test))
     return " UNION ALL ".join(parts), params
+
+
+def deal_pieces(columns: list[str], placed: bytes,
+                limits: TaskLimits) -> Callable[[Iterator[Piece]], Iterator[tuple[int, bytes]]]:
+    """The map side of the shuffle plan: the task's DuckDB reads its pieces (any cut of
+    the files: a trace may span pieces and files) and deals each event to its trace's
+    partition, ``placed`` an Arrow IPC stream of (``trace_id``, ``_part``); events of a
+    trace not placed (out of scope) are dropped. Each partition's events leave as
+    (partition, Arrow IPC stream) records of about ``_BLOCK`` bytes: Spark moves bytes,
+    and never decodes a row."""
+
+    def deal(pieces: Iterator[Piece]) -> Iterator[tuple[int, bytes]]:
+        todo = list(pieces)
+        if not todo:
+            return
+        tmp = tempfile.mkdtemp(prefix="workbench-duckdb-", dir=_local_dir())
+        try:
+            con = _connect(TaskLimits(limits.slots, _task_threads(limits)), tmp)
+            try:
+                con.register("_placed", pa.ipc.open_stream(placed).read_all())
+                sql, params = _read_pieces(todo, columns)
+                cols = ", ".join(f'e."{c}"' for c in columns)
+                reader = con.sql(
+                    f'SELECT {cols}, p."_part" FROM ({sql}) AS e JOIN "_placed" AS p '
+                    'ON e."trace_id" = p."trace_id"', params=params).to_arrow_reader(64 * 1024)
+                yield from _blocks(reader, len(columns))
+            finally:
+                con.close()
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    return deal
+
+
+def _blocks(reader: pa.RecordBatchReader, width: int) -> Iterator[tuple[int, bytes]]:
+    """Each partition's rows (the last column says which) as LZ4-compressed Arrow IPC
+    streams of at most about ``_BLOCK`` bytes each, ``_HELD`` bytes held at most."""
+    schema = pa.schema(list(reader.schema)[:width])
+    options = pa.ipc.IpcWriteOptions(compression="lz4")
+    open_: dict[int, tuple[pa.BufferOutputStream, pa.ipc.RecordBatchStreamWriter]] = {}
+    for batch in reader:
+        part_of = batch.column(width)
+        rows = pa.RecordBatch.from_arrays(batch.columns[:width], schema=schema)
+        for part in pc.unique(part_of).to_pylist():
+            if part not in open_:
+                sink = pa.BufferOutputStream()
+                open_[part] = sink, pa.ipc.new_stream(sink, schema, options=options)
+            open_[part][1].write_batch(rows.filter(pc.equal(part_of, part)))
+        # a block leaves when it is full, and the largest leave while the task holds
+        # more than ``_HELD`` (many partitions: smaller blocks, bounded memory)
+        while open_:
+            sizes = {p: sink.tell() for p, (sink, _) in open_.items()}
+            part = max(sizes, key=lambda p: sizes[p])
+            if sizes[part] < _BLOCK and sum(sizes.values()) < _HELD:
+                break
+            sink, writer = open_.pop(part)
+            writer.close()
+            yield int(part), sink.getvalue().to_pybytes()
+    for part, (sink, writer) in open_.items():
+        writer.close()
+        yield int(part), sink.getvalue().to_pybytes()
+
+
+def judge_dealt(rules: RuleSet, limits: TaskLimits,
+                columns: list[str]) -> Callable[[Iterator[tuple[int, bytes]]],
+                                                Iterator[tuple[int, str, list[str]]]]:
+    """The reduce side of the shuffle plan: one partition's records (whole traces, from
+    any number of map tasks) streamed into the task's DuckDB and judged."""
+    streamed = judge_partitions(rules, limits, columns)
+
+    def judge(records: Iterator[tuple[int, bytes]]) -> Iterator[tuple[int, str, list[str]]]:
+        batches = (b for _, data in records for b in pa.ipc.open_stream(data))
+        for out in streamed(batches):
+            yield from zip(out.column(0).to_pylist(), out.column(1).to_pylist(),
+                           out.column(2).to_pylist(), strict=True)
+
+    return judge
 
 
 def _task_threads(limits: TaskLimits) -> int:

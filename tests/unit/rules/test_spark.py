@@ -19,7 +19,7 @@ import pytest
 
 from workbench.ingest import ingest
 from workbench.rules import DuckDBEngine, SparkEngine, SparkError, check, load_rules
-from workbench.rules._spark import _skewed, balance, file_pieces, spark_failure
+from workbench.rules._spark import balance, file_pieces, spark_failure
 from workbench.store import Store
 
 REPO = Path(__file__).resolve().parents[3]
@@ -199,14 +199,6 @@ def test_balance_gives_a_giant_trace_its_own_partition() -> None:
     assert balance(counts, 4) == placed  # the same deal every time
 
 
-def test_only_a_trace_past_half_a_share_makes_the_deal_by_counts() -> None:
-    even = [(f"t{i}", 10) for i in range(40)]
-    assert not _skewed(even, 4)
-    assert _skewed([*even, ("big", 60)], 4)       # 60 of 460: past half of 115
-    assert not _skewed([*even, ("big", 50)], 4)   # 50 of 450: not past half of 112.5
-    assert not _skewed([*even, ("big", 1000)], 1)
-
-
 def test_balance_evens_out_small_traces() -> None:
     counts = [(f"t{i}", 1 + i % 7) for i in range(700)]
     loads = [0] * 3
@@ -237,8 +229,8 @@ def test_a_task_streams_its_partition_into_duckdb(examples_store: Store) -> None
 
 
 @pytest.mark.parametrize(("rules_file", "parts"), [
-    (EXAMPLES / "archive-incident.rules.yaml", 6),  # 18 of 152 events: dealt by counts
-    (EXAMPLES / "rules" / "rules.yaml", 1)])         # one partition: hashed
+    (EXAMPLES / "archive-incident.rules.yaml", 6),
+    (EXAMPLES / "rules" / "rules.yaml", 1)])
 def test_the_shuffle_plan_gives_the_duckdb_violations(spark_engine: SparkEngine,
                                                       examples_store: Store,
                                                       rules_file: Path, parts: int) -> None:
@@ -346,3 +338,112 @@ def test_a_store_that_cuts_traces_is_judged_by_the_shuffle_plan(
     assert engine.violations(store, rules, None) == \
         DuckDBEngine().violations(store, rules, None)
     assert shuffled == [True]
+
+
+@pytest.mark.parametrize("shuffle", [False, True], ids=["whole-files", "shuffle"])
+def test_files_read_at_a_uri_the_driver_does_not_read(spark_engine: SparkEngine,
+                                                      examples_store: Store, tmp_path: Path,
+                                                      shuffle: bool) -> None:
+    """``files_at``: the executors read the store's files under a URI (here ``file://``,
+    through the code path of ``s3://`` and ``gs://``: footers and pieces read by the
+    executors' DuckDB), the driver only the commit records and the ``traces`` table. The
+    driver's copy holds no events file at all, and the violations are the DuckDB
+    engine's, in its order."""
+    import shutil
+
+    rules = load_rules(EXAMPLES / "archive-incident.rules.yaml")
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    bucket = tmp_path / "bucket"
+    shutil.copytree(examples_store.root, bucket)
+    driver = tmp_path / "driver"
+    shutil.copytree(examples_store.root, driver)
+    shutil.rmtree(driver / "events")
+    engine = SparkEngine(spark_engine.master, partitions=3, shuffle=shuffle,
+                         files_at=bucket.as_uri())
+    assert want and engine.violations(Store(driver), rules, None) == want
+    one = sorted(examples_store.trace_ids())[:3]
+    assert engine.violations(Store(driver), rules, one) == \
+        DuckDBEngine().violations(examples_store, rules, one)
+
+
+def test_files_missing_at_the_uri_are_unreadable(spark_engine: SparkEngine,
+                                                 examples_store: Store, tmp_path: Path) -> None:
+    rules = load_rules(EXAMPLES / "archive-incident.rules.yaml")
+    (tmp_path / "empty").mkdir()
+    engine = SparkEngine(spark_engine.master, files_at=(tmp_path / "empty").as_uri())
+    with pytest.raises(SparkError) as err:
+        engine.violations(examples_store, rules, None)
+    assert err.value.code == "SPARK_STORE_UNREADABLE"
+
+
+def test_a_location_duckdb_cannot_read_is_refused(cli_store: Path) -> None:
+    """A scheme the executors' DuckDB has no file system for stops before Spark starts."""
+    out = subprocess.run([sys.executable, "-m", "workbench", "check",
+                          str(EXAMPLES / "archive-incident.rules.yaml"), "--store",
+                          str(cli_store), "--engine", "spark", "--spark-files",
+                          "hdfs://namenode/store", "--no-record"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert "error[SPARK_STORE_UNREADABLE]" in out.stderr
+    assert "hdfs://" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_spark_files_without_the_spark_engine(cli_store: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "workbench", "check",
+                          str(EXAMPLES / "archive-incident.rules.yaml"), "--store",
+                          str(cli_store), "--spark-files", "s3://b/store"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "--spark-files goes with --engine spark" in out.stderr
+
+
+def test_the_executors_read_the_footers_the_driver_reads(examples_store: Store) -> None:
+    """``remote_footers`` (DuckDB's ``parquet_metadata``, what a task runs for files at
+    a URI) gives each file's row groups as the driver's pyarrow reads them."""
+    from workbench.rules._sparkfiles import footers, remote_footers
+
+    files = [str(p) for p in examples_store.files("events")]
+    want = footers(files)
+    assert want and all(low is not None for _, rgs in want for low, _ in rgs)
+    assert list(remote_footers(iter(files))) == want
+    uris = ["file://" + f for f in files]  # as ``locate`` writes them: not %-escaped
+    assert [rgs for _, rgs in remote_footers(iter(uris))] == [rgs for _, rgs in want]
+
+
+@pytest.mark.parametrize("limit", ["_BLOCK", "_HELD"])
+def test_the_shuffle_deals_whole_traces_in_blocks(examples_store: Store,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  limit: str) -> None:
+    """The shuffle plan's two sides called here without Spark: map tasks' pieces dealt
+    into 3 partitions in blocks of a few rows each (a block's size, or what a task
+    holds, made tiny), each
+    partition judged from its blocks: the DuckDB engine's violations, and every trace
+    in exactly one partition."""
+    from workbench.model import EVENTS
+    from workbench.rules import _sparktask
+    from workbench.rules._spark import _PLACED, _event_counts
+    from workbench.rules._sparktask import TaskLimits, deal_pieces, judge_dealt
+
+    monkeypatch.setattr(_sparktask, limit, 1)  # a block per batch
+    rules = load_rules(EXAMPLES / "rules" / "rules.yaml")
+    placed = balance(_event_counts(examples_store, None), 3)
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, _PLACED) as writer:
+        writer.write_table(pa.table({"trace_id": list(placed),
+                                     "_part": list(placed.values())}, schema=_PLACED))
+    limits = TaskLimits(slots=2, threads=1)
+    pieces = file_pieces(examples_store, [str(p) for p in examples_store.files("events")], 4)
+    deal = deal_pieces(EVENTS.names, sink.getvalue().to_pybytes(), limits)
+    records = [r for p in pieces for r in deal(iter([p]))]
+    assert len(records) > len(set(part for part, _ in records))  # several blocks a part
+    seen: dict[str, int] = {}
+    for part, data in records:
+        for tid in pa.ipc.open_stream(data).read_all().column("trace_id").to_pylist():
+            assert seen.setdefault(tid, part) == part == placed[tid]
+    assert set(seen) == set(placed)
+    judge = judge_dealt(rules, limits, EVENTS.names)
+    ids = [r.id for r in rules]
+    got = [(ids[rule], tid, tuple(events)) for part in range(3)
+           for rule, tid, events in judge(iter([r for r in records if r[0] == part]))]
+    want = DuckDBEngine().violations(examples_store, rules, None)
+    assert len(want) >= 9 and sorted(got) == sorted(want)
