@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ..ingest import IngestProgress, IngestResult, format_names, ingest
+from ..ingest import IngestProgress, IngestResult, format_names, ingest, warm_up
 from ..store import Store, resolve_store_path, suggestion
 from ._main import common, emit, summary
 from ._render import ProgressLine
@@ -101,6 +101,7 @@ def _refused(result: IngestResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    warm_up(pandas=False)  # this process converts no pandas objects: spare the import
     store = Store(resolve_store_path(args.store))
     progress = _Progress()
     try:

@@ -11,6 +11,7 @@ from ._labels import BUILD_ATTRIBUTE, SCENARIO_ATTRIBUTE, Labels, check_label
 from ._pipeline import IngestProgress, IngestResult, TraceSummary, check_env, ingest
 from ._read_trace import read_trace
 from ._registry import ADAPTERS, adapter_for, detect, format_names
+from ._stage import warm_up
 
 __all__ = [
     "ADAPTERS",
@@ -27,4 +28,5 @@ __all__ = [
     "format_names",
     "ingest",
     "read_trace",
+    "warm_up",
 ]
