@@ -20,7 +20,7 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...model import EncodingError, InvalidJSONError, InvalidTraceError, LimitExceededError, loads
 from ...model import JSONDecodeError as _JSONDecodeError
@@ -33,7 +33,6 @@ from .._decode import (
     stream_items,
 )
 from ._facts import TraceFacts
-from ._otlp_typed import TypedRequest, decode
 from ._span import map_span
 from ._value import (
     SpanScope,
@@ -43,6 +42,9 @@ from ._value import (
     status_of,
     time_ns,
 )
+
+if TYPE_CHECKING:
+    from ._otlp_typed import TypedRequest
 
 __all__ = ["OTLP", "STREAM_ABOVE", "OTLPAdapter", "map_resource_spans"]
 
@@ -150,6 +152,8 @@ def _resource_span_lists(source: SourceFile,
                 and not _newline_before(source, STREAM_ABOVE):
             yield from _streamed(source)
             return
+        from ._otlp_typed import TypedRequest, decode  # msgspec: when lines are read
+
         for n, doc, plain in iter_json_lines_marked(source, decode):
             where = _Line(source, n) if part else f"line {n}"
             box: list[list[Any] | TypedRequest] = [
@@ -255,7 +259,7 @@ def map_resource_spans(items: list[Any] | TypedRequest, source: SourceFile,
     """The events of a ``resourceSpans`` list (or of a line read into typed structs);
     ``before`` spans came earlier in the file (errors name a span by its position in
     the file)."""
-    if isinstance(items, TypedRequest):
+    if not isinstance(items, list):  # a TypedRequest
         return _map_typed(items, source, facts, before)
     out: list[RawEvent] = []
     index = before

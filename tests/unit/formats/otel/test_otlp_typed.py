@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.support import EXAMPLES, with_odd_values, write_source
 from workbench.formats import OTLP
-from workbench.formats.otel import _otlp
+from workbench.formats.otel import _otlp_typed
 from workbench.formats.otel._otlp_typed import NotTyped, TypedRequest, decode
 from workbench.model import InputError
 
@@ -28,7 +28,7 @@ def _read(path: Path, typed: bool, monkeypatch: pytest.MonkeyPatch) -> object:
     """The events (or the error code) of the file, read with or without the structs."""
     with monkeypatch.context() as m:
         if not typed:
-            m.setattr(_otlp, "decode", _generic)
+            m.setattr(_otlp_typed, "decode", _generic)
         try:
             return list(OTLP.read(write_source(path, path.read_bytes())))
         except InputError as exc:
