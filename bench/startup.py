@@ -7,7 +7,8 @@ prints the median wall time of each and its ratio to the import line.
 
 Targets: ``--help`` <= 2x and ``traces`` <= 2.5x the import line.
 
-The start of an ingest process is measured too: ``ingest FILE`` ingests the bundled
+The start of an ingest process is measured too (each ``python -m workbench``):
+``ingest --help``, ``ingest FILE`` ingests the bundled
 example (a few spans) into a fresh store, with and without redaction, and ``ingest
 worker`` starts a worker process (``python -m workbench.ingest._worker_main``: imports
 and Arrow's warm-up, then it finds no job and ends). Beside the wall time each row has
@@ -63,7 +64,8 @@ def _time(cmd: list[str], env: dict[str, str] | None, work: Path) -> tuple[float
 
 def _ingest_rows(py: list[str]) -> dict[str, list[str]]:
     ingest = [*py, "-m", "workbench", "ingest", str(EXAMPLE), "--store", _FRESH]
-    return {"ingest FILE": ingest, "ingest FILE --no-redact": [*ingest, "--no-redact"],
+    return {"ingest --help": [*py, "-m", "workbench", "ingest", "--help"],
+            "ingest FILE": ingest, "ingest FILE --no-redact": [*ingest, "--no-redact"],
             "ingest worker": [*py, "-m", "workbench.ingest._worker_main"]}
 
 
@@ -79,7 +81,6 @@ def run(repeat: int, baseline: str | None = None) -> dict[str, Any]:
             "--help": ([*wb, "--help"], None),
             "traces": ([*wb, "traces", "--store", str(store)], None),
             "show": ([*wb, "show", "4bf92f35", "--store", str(store)], None),
-            "ingest --help": ([*wb, "ingest", "--help"], None),
         }
         commands.update({k: (c, None) for k, c in _ingest_rows([sys.executable]).items()})
         if baseline:
