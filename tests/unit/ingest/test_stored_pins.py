@@ -13,6 +13,8 @@ sorted), not the Parquet bytes: a file"s bytes depend on the writer"s version an
 row groups, and ``traces`` carries the commit time and the batch id, which differ on
 every run (those two columns are left out, and ``source_path`` is pinned by file name).
 
+The generator's output is part of what is pinned: a change to ``bench/_otlpgen.py``
+that changes its spans needs the pins printed again, and says so in its commit.
 ``python tests/unit/ingest/test_stored_pins.py`` prints the current digests.
 """
 
