@@ -126,3 +126,27 @@ def test_odd_values_anywhere_read_the_same_either_way(tmp_path, monkeypatch, dat
     path = tmp_path / "odd.jsonl"
     path.write_bytes(json.dumps(doc).encode() + b"\n")
     assert _read(path, True, monkeypatch) == _read(path, False, monkeypatch)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-(1 << 63), (1 << 64) - 1)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_JSON, spelling=st.sampled_from(["repr", "exp"]))
+def test_msgspec_reads_64_bit_json_as_orjson_does(value, spelling):
+    """What the structs rest on: where no integer passes 64 bits, msgspec's values are
+    orjson's (floats to the last bit, in any spelling of the exponent)."""
+    import msgspec
+    import orjson
+
+    text = json.dumps(value, ensure_ascii=False)
+    if spelling == "exp":
+        text = text.replace("e+", "E")
+    got = msgspec.json.decode(text.encode())
+    want = orjson.loads(text.encode())
+    assert got == want
+    assert json.dumps(got) == json.dumps(want)  # -0.0 and int/float kept apart
