@@ -1,7 +1,8 @@
 """Ingest throughput and peak memory, whole process against DuckDB's own JSON -> Parquet.
 
     python bench/ingest.py [--events 20000,200000] [--repeat 3] [--floor]
-                           [--big-gb 0] [--input FILE] [--personal-off-too] [--json]
+                           [--big-gb 0] [--input FILE] [--personal-off-too]
+                           [--baseline DIR] [--json]
 
 For each size, generates OTLP/JSON GenAI traces as collector JSON lines
 (``bench/_otlpgen.py``), then in the same run times, each as a fresh process from start
@@ -14,6 +15,10 @@ the page cache is warm:
 * **ours**: ``python -m workbench ingest FILE --store DIR --json`` (redaction on, the
   default),
 * **ours-plain**: the same with ``--no-redact``,
+* **base**, **base-plain** (with ``--baseline DIR``): ours and ours-plain run from the
+  checkout in ``DIR`` (``git worktree add DIR COMMIT``) on the run's ``PYTHONPATH``
+  (the workers inherit it), so a change is measured against the code before it in the
+  same run; the report prints each one's ratio and ours' CPU seconds over base's,
 * **ours-personal-off** (with ``--personal-off-too``): ours with the free-text
   personal-data finders and their gate turned off, for measuring only, by
   ``bench/personal_off/sitecustomize.py`` on the run's ``PYTHONPATH`` (the workers
@@ -104,7 +109,19 @@ PERSONAL_OFF = HERE / "personal_off"
 LABELS = {"duckdb": "python -c: duckdb read_json -> parquet",
           "ours": "python -m workbench ingest (redaction on, the default)",
           "ours-plain": "python -m workbench ingest --no-redact",
-          "ours-personal-off": "ours, free-text personal-data finders off (measuring only)"}
+          "ours-personal-off": "ours, free-text personal-data finders off (measuring only)",
+          "base": "ours from the --baseline checkout",
+          "base-plain": "ours-plain from the --baseline checkout"}
+
+#: the checkout the "base" methods run from (``--baseline``)
+BASELINE: list[Path] = []
+
+
+def _baseline_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(BASELINE[0]), env.get("PYTHONPATH"))
+                                        if p)
+    return env
 
 
 def _personal_off_env() -> dict[str, str]:
@@ -134,7 +151,7 @@ def command(method: str, src: Path, out: Path) -> list[str]:
         return [sys.executable, "-c", DUCKDB_SCRIPT, str(src), str(out / "spans.parquet")]
     cmd = [sys.executable, "-m", "workbench", "ingest", str(src), "--store",
            str(out / "store"), "--json"]
-    return [*cmd, "--no-redact"] if method == "ours-plain" else cmd
+    return [*cmd, "--no-redact"] if method in ("ours-plain", "base-plain") else cmd
 
 
 def run_method(method: str, src: Path, work: Path, *, keep: Path | None = None
@@ -143,8 +160,9 @@ def run_method(method: str, src: Path, work: Path, *, keep: Path | None = None
     the events it wrote (``keep``: leave its output there)."""
     out = keep or Path(tempfile.mkdtemp(prefix=f"{method}-", dir=work))
     try:
-        res = measure(command(method, src, out), method, cwd=work, sample_tree=True,
-                      env=_personal_off_env() if method == "ours-personal-off" else None)
+        env = (_personal_off_env() if method == "ours-personal-off"
+               else _baseline_env() if method.startswith("base") else None)
+        res = measure(command(method, src, out), method, cwd=work, sample_tree=True, env=env)
     finally:
         if keep is None:
             shutil.rmtree(out, ignore_errors=True)
@@ -354,6 +372,8 @@ def bench_size(ns: argparse.Namespace, work: Path, log: Any, events: int | None
     if ns.personal_off_too:
         _check_personal_off()
         methods.insert(2, "ours-personal-off")
+    if BASELINE:
+        methods += ["base", "base-plain"]
     runs: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     failures: dict[str, str] = {}
     for i in range(ns.repeat):
@@ -378,9 +398,14 @@ def bench_size(ns: argparse.Namespace, work: Path, log: Any, events: int | None
     base = by.get("duckdb")
     if base is not None:
         for method, key in (("ours", "ratio"), ("ours-plain", "ratio_plain"),
-                            ("ours-personal-off", "ratio_personal_off")):
+                            ("ours-personal-off", "ratio_personal_off"),
+                            ("base", "ratio_base"), ("base-plain", "ratio_base_plain")):
             if method in by:
                 doc[key] = by[method]["events_per_s"] / base["events_per_s"]
+        for ours, old in (("ours", "base"), ("ours-plain", "base-plain")):
+            if ours in by and old in by:
+                doc.setdefault("cpu_over_base", {})[ours] = (
+                    by[ours]["cpu_seconds"] / by[old]["cpu_seconds"])
         if "ratio_personal_off" in doc and "ratio" in doc:
             doc["personal_cost_ratio"] = doc["ratio_personal_off"] - doc["ratio"]
         if ns.floor:
@@ -454,6 +479,11 @@ def report_size(s: dict[str, Any]) -> None:
               f"(target >= {TARGET_RATIO:.2f}: {met})")
     if "ratio_plain" in s:
         print(f"ratio (ours-plain / duckdb) events/s = {s['ratio_plain']:.2f} (--no-redact)")
+    for key, label in (("ratio_base", "base"), ("ratio_base_plain", "base-plain")):
+        if key in s:
+            print(f"ratio ({label} / duckdb) events/s = {s[key]:.2f} (the --baseline checkout)")
+    for ours, r in s.get("cpu_over_base", {}).items():
+        print(f"CPU seconds {ours} / {'base' if ours == 'ours' else 'base-plain'} = {r:.2f}")
     if "ratio_personal_off" in s:
         print(f"ratio (ours-personal-off / duckdb) events/s = "
               f"{s['ratio_personal_off']:.2f}; the finders cost "
@@ -513,11 +543,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--personal-off-too", action="store_true",
                     help="also run ours with the free-text personal-data finders off "
                          "(measuring only) and print what they cost the ratio")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="also run ours and ours-plain from this checkout of another "
+                         "commit (`git worktree add DIR COMMIT`), interleaved")
     ap.add_argument("--workdir", help="where to put temporary files (default: system temp)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--json", action="store_true", help="print one JSON document")
     ns = ap.parse_args(argv)
     ns.events = [x for x in ns.events if x.strip() and int(x) > 0]
+    if ns.baseline:
+        BASELINE.append(Path(ns.baseline).resolve())
 
     def log(msg: str) -> None:
         print(msg, file=sys.stderr if ns.json else sys.stdout, flush=True)

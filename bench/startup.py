@@ -7,12 +7,23 @@ prints the median wall time of each and its ratio to the import line.
 
 Targets: ``--help`` <= 2x and ``traces`` <= 2.5x the import line.
 
-    python bench/startup.py [--repeat 15] [--json]
+The start of an ingest process is measured too (each ``python -m workbench``):
+``ingest --help``, ``ingest FILE`` ingests the bundled
+example (a few spans) into a fresh store, with and without redaction, and ``ingest
+worker`` starts a worker process (``python -m workbench.ingest._worker_main``: imports
+and Arrow's warm-up, then it finds no job and ends). Beside the wall time each row has
+the CPU seconds of the process. ``--baseline DIR`` adds the same ingest rows run from
+the checkout in ``DIR`` (``git worktree add DIR COMMIT``) on ``PYTHONPATH``,
+interleaved, so a change to the start is measured against the code before it.
+
+    python bench/startup.py [--repeat 15] [--baseline DIR] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -34,39 +45,63 @@ def _workbench() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "workbench"]
 
 
-def _time(cmd: list[str]) -> float:
+_FRESH = "{fresh}"  # replaced by a new store folder on every run
+
+
+def _time(cmd: list[str], env: dict[str, str] | None, work: Path) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of ``cmd`` (``_FRESH``: a new store)."""
+    fresh = str(Path(tempfile.mkdtemp(dir=work)) / "store")
+    cmd = [fresh if a == _FRESH else a for a in cmd]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   stdin=subprocess.DEVNULL)
-    return time.perf_counter() - t0
+                   stdin=subprocess.DEVNULL, env=env, cwd=work)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    shutil.rmtree(Path(fresh).parent, ignore_errors=True)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def run(repeat: int) -> dict[str, Any]:
+def _ingest_rows(py: list[str]) -> dict[str, list[str]]:
+    ingest = [*py, "-m", "workbench", "ingest", str(EXAMPLE), "--store", _FRESH]
+    return {"ingest --help": [*py, "-m", "workbench", "ingest", "--help"],
+            "ingest FILE": ingest, "ingest FILE --no-redact": [*ingest, "--no-redact"],
+            "ingest worker": [*py, "-m", "workbench.ingest._worker_main"]}
+
+
+def run(repeat: int, baseline: str | None = None) -> dict[str, Any]:
     wb = _workbench()
-    store = Path(tempfile.mkdtemp(prefix="wb-startup-")) / "store"
+    work = Path(tempfile.mkdtemp(prefix="wb-startup-"))
+    store = work / "store"
     try:
         subprocess.run([*wb, "ingest", str(EXAMPLE), "--store", str(store)], check=True,
                        stdout=subprocess.DEVNULL)
-        commands = {
-            "import duckdb, pyarrow": [sys.executable, "-c", "import duckdb, pyarrow"],
-            "--help": [*wb, "--help"],
-            "traces": [*wb, "traces", "--store", str(store)],
-            "show": [*wb, "show", "4bf92f35", "--store", str(store)],
-            "ingest --help": [*wb, "ingest", "--help"],
+        commands: dict[str, tuple[list[str], dict[str, str] | None]] = {
+            "import duckdb, pyarrow": ([sys.executable, "-c", "import duckdb, pyarrow"], None),
+            "--help": ([*wb, "--help"], None),
+            "traces": ([*wb, "traces", "--store", str(store)], None),
+            "show": ([*wb, "show", "4bf92f35", "--store", str(store)], None),
         }
-        for cmd in commands.values():  # warm the page cache and the bytecode
-            _time(cmd)
-        times: dict[str, list[float]] = {k: [] for k in commands}
+        commands.update({k: (c, None) for k, c in _ingest_rows([sys.executable]).items()})
+        if baseline:
+            env = dict(os.environ)
+            env["PYTHONPATH"] = str(Path(baseline).resolve())
+            commands.update({f"{k} (baseline)": (c, env)
+                             for k, c in _ingest_rows([sys.executable]).items()})
+        for cmd, env in commands.values():  # warm the page cache and the bytecode
+            _time(cmd, env, work)
+        times: dict[str, list[tuple[float, float]]] = {k: [] for k in commands}
         for _ in range(repeat):
-            for name, cmd in commands.items():
-                times[name].append(_time(cmd))
+            for name, (cmd, env) in commands.items():
+                times[name].append(_time(cmd, env, work))
     finally:
-        shutil.rmtree(store.parent, ignore_errors=True)
-    base = statistics.median(times["import duckdb, pyarrow"])
+        shutil.rmtree(work, ignore_errors=True)
+    base = statistics.median(t[0] for t in times["import duckdb, pyarrow"])
     rows = []
     for name, ts in times.items():
-        med = statistics.median(ts)
+        med = statistics.median(t[0] for t in ts)
         rows.append({"command": name, "median_seconds": round(med, 4),
+                     "cpu_seconds": round(statistics.median(t[1] for t in ts), 4),
                      "ratio": round(med / base, 2), "target": TARGETS.get(name)})
     failures = [r["command"] for r in rows if r["target"] and r["ratio"] > r["target"]]
     return {"repeat": repeat, "rows": rows, "failures": [], "over_target": failures}
@@ -74,10 +109,11 @@ def run(repeat: int) -> dict[str, Any]:
 
 def report(doc: dict[str, Any]) -> None:
     print(f"median of {doc['repeat']} interleaved runs, each in a fresh process\n")
-    print(f"{'command':<24} {'seconds':>8} {'ratio':>7} {'target':>7}")
+    print(f"{'command':<36} {'seconds':>8} {'CPU s':>7} {'ratio':>7} {'target':>7}")
     for r in doc["rows"]:
         target = f"<= {r['target']}" if r["target"] else ""
-        print(f"{r['command']:<24} {r['median_seconds']:>8.3f} {r['ratio']:>6.2f}x {target:>7}")
+        print(f"{r['command']:<36} {r['median_seconds']:>8.3f} {r['cpu_seconds']:>7.3f} "
+              f"{r['ratio']:>6.2f}x {target:>7}")
     print("\nratio = command / `python -c 'import duckdb, pyarrow'`; "
           + ("every target met" if not doc["over_target"]
              else "over target: " + ", ".join(doc["over_target"])))
@@ -86,9 +122,11 @@ def report(doc: dict[str, Any]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="also time the ingest rows from this checkout of another commit")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    return finish(run(args.repeat), args.json, report)
+    return finish(run(args.repeat, args.baseline), args.json, report)
 
 
 if __name__ == "__main__":

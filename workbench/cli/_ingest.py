@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..ingest import IngestProgress, IngestResult, format_names, ingest
+from ..ingest import format_names
 from ..store import Store, resolve_store_path, suggestion
 from ._main import common, emit, summary
 from ._render import ProgressLine
+
+if TYPE_CHECKING:
+    from ..ingest import IngestProgress, IngestResult
 
 EXAMPLE = """examples:
   workbench ingest traces/examples/archive-incident.otlp.json
@@ -101,6 +104,9 @@ def _refused(result: IngestResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ingest import ingest, warm_up  # the pipeline: not for `ingest --help`
+
+    warm_up(pandas=False)  # this process converts no pandas objects: spare the import
     store = Store(resolve_store_path(args.store))
     progress = _Progress()
     try:

@@ -7,7 +7,7 @@ import datetime as dt
 import itertools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from decimal import Decimal
@@ -262,9 +262,15 @@ def iter_json_lines(source: SourceFile) -> Iterator[tuple[int, Any]]:
         yield n, value
 
 
-def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]]:
+def iter_json_lines_marked(source: SourceFile, typed: Callable[[bytes], Any] | None = None,
+                           ) -> Iterator[tuple[int, Any, bool]]:
     """``iter_json_lines`` with each line's mark: whether it is plain (no JSON text in
-    it can hold an integer beyond 64 bits; see ``plain_json``)."""
+    it can hold an integer beyond 64 bits; see ``plain_json``).
+
+    ``typed``: a decoder of the lines into typed structs (``otel._otlp_typed``), given
+    the lines whose integers all fit 64 bits, where its values and orjson's are the
+    same; where it raises ``ValueError`` the line is read the generic way, so that
+    what is refused, and how, does not depend on it."""
     with open(source.path, "rb") as f:
         pos = max(source.start, source.body_start)
         if pos:
@@ -278,6 +284,14 @@ def iter_json_lines_marked(source: SourceFile) -> Iterator[tuple[int, Any, bool]
                 continue
             try:
                 plain = len(raw) >= _PLAIN_FROM and _plain(raw)
+                if typed is not None and (plain or not _wide_number(raw)):
+                    try:
+                        value = typed(raw)
+                    except ValueError:
+                        pass
+                    else:
+                        yield n, value, plain
+                        continue
                 value = orjson.loads(raw) if plain else loads_exact(raw)
             except JSONDecodeError as exc:
                 first = lines_before(source) if source.start else 0

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import sys
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -110,10 +111,36 @@ def _cut(value: Any, truncated: bool) -> tuple[str, bool]:
 _REPEATING = ["trace_id", "parent_id", "kind", "name", "status"]
 
 
-def warm_up() -> None:
+def warm_up(*, pandas: bool = True) -> None:
     """Do now what the first conversion to Arrow would do on the way: pyarrow imports
     pandas (about 0.3 s) the first time it converts Python values. Ingest calls it in
-    a thread while it hashes the input, and each worker before its first job."""
+    a thread while it hashes the input.
+
+    ``pandas=False``, in a process that converts no pandas objects (the ``ingest``
+    command, a worker; called before any other thread imports): pyarrow's first
+    conversion finds pandas not installed, a configuration pyarrow supports, and the
+    import is spared; the typed conversions ingest makes do not look again. Anything
+    that later needs pandas from pyarrow (``to_pandas``) imports it then."""
+    if pandas or "pandas" in sys.modules:
+        _convert_once()
+        return
+    sys.meta_path.insert(0, _NoPandas)
+    try:
+        _convert_once()
+    finally:
+        sys.meta_path.remove(_NoPandas)
+
+
+class _NoPandas:
+    """An import finder under which ``import pandas`` fails (while it is installed)."""
+
+    @staticmethod
+    def find_spec(name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
+
+def _convert_once() -> None:
     with contextlib.suppress(Exception):  # a head start only: the real conversion
         pa.array([0], pa.int64())           # reports any problem
 

@@ -5,5 +5,5 @@ from . import _pipeline  # noqa: F401  (imported now, not at the first job)
 from ._stage import warm_up
 from ._workers import serve
 
-warm_up()
+warm_up(pandas=False)  # a worker converts no pandas objects
 serve()

@@ -20,7 +20,7 @@ import gc
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...model import EncodingError, InvalidJSONError, InvalidTraceError, LimitExceededError, loads
 from ...model import JSONDecodeError as _JSONDecodeError
@@ -42,6 +42,9 @@ from ._value import (
     status_of,
     time_ns,
 )
+
+if TYPE_CHECKING:
+    from ._otlp_typed import TypedRequest
 
 __all__ = ["OTLP", "STREAM_ABOVE", "OTLPAdapter", "map_resource_spans"]
 
@@ -137,7 +140,8 @@ def _is_part(source: SourceFile) -> bool:
     return bool(source.start) or source.end is not None
 
 
-def _resource_span_lists(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], bool]]:
+def _resource_span_lists(source: SourceFile,
+                         ) -> Iterator[tuple[object, list[list[Any] | TypedRequest], bool]]:
     """``(where, [resourceSpans items], plain)`` per document of the file. The items come
     in a box the caller empties, so that this generator keeps no reference to them;
     ``plain``: the document is a plain line (``_decode.plain_json``)."""
@@ -148,9 +152,12 @@ def _resource_span_lists(source: SourceFile) -> Iterator[tuple[object, list[list
                 and not _newline_before(source, STREAM_ABOVE):
             yield from _streamed(source)
             return
-        for n, doc, plain in iter_json_lines_marked(source):
+        from ._otlp_typed import TypedRequest, decode  # msgspec: when lines are read
+
+        for n, doc, plain in iter_json_lines_marked(source, decode):
             where = _Line(source, n) if part else f"line {n}"
-            box = [_items(doc, source, where)]
+            box: list[list[Any] | TypedRequest] = [
+                doc if type(doc) is TypedRequest else _items(doc, source, where)]
             del doc
             yield where, box, plain
         return
@@ -209,7 +216,8 @@ def _items(doc: Any, source: SourceFile, where: object) -> list[Any]:
         f"'resourceSpans' (or Tempo 'batches') list", file=source.display)
 
 
-def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], bool]]:
+def _streamed(source: SourceFile,
+              ) -> Iterator[tuple[object, list[list[Any] | TypedRequest], bool]]:
     """Stream the ``resourceSpans`` items of one huge document, one at a time."""
     import ijson
 
@@ -223,7 +231,7 @@ def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], boo
     try:
         with source.open() as f:
             for i, item in enumerate(stream_items(f, prefix)):
-                box = [[item]]
+                box: list[list[Any] | TypedRequest] = [[item]]
                 del item
                 yield f"resourceSpans item {i}", box, False
     except UnicodeDecodeError as exc:
@@ -246,10 +254,13 @@ def _streamed(source: SourceFile) -> Iterator[tuple[object, list[list[Any]], boo
 # -- spans --------------------------------------------------------------------------------
 
 
-def map_resource_spans(items: list[Any], source: SourceFile, facts: TraceFacts,
-                       before: int = 0, where: object = "") -> list[RawEvent]:
-    """The events of a ``resourceSpans`` list; ``before`` spans came earlier in the file
-    (errors name a span by its position in the file)."""
+def map_resource_spans(items: list[Any] | TypedRequest, source: SourceFile,
+                       facts: TraceFacts, before: int = 0, where: object = "") -> list[RawEvent]:
+    """The events of a ``resourceSpans`` list (or of a line read into typed structs);
+    ``before`` spans came earlier in the file (errors name a span by its position in
+    the file)."""
+    if not isinstance(items, list):  # a TypedRequest
+        return _map_typed(items, source, facts, before)
     out: list[RawEvent] = []
     index = before
     add = facts.add
@@ -281,6 +292,71 @@ def map_resource_spans(items: list[Any], source: SourceFile, facts: TraceFacts,
                 add(ev, scope)
                 out.append(ev)
     return out
+
+
+def _map_typed(req: TypedRequest, source: SourceFile, facts: TraceFacts,
+               before: int) -> list[RawEvent]:
+    """``map_resource_spans`` of a line read into typed structs: the same steps, on
+    attributes the decoder already made dicts of."""
+    out: list[RawEvent] = []
+    index = before
+    add = facts.add
+    ids: dict[Any, str | None] = {}
+    attrs = iter(req.attrs)
+    for rs in req.items:
+        resource = rs.resource or {}
+        res_attrs = attributes_dict(resource.get("attributes") if type(resource) is dict
+                                    else None)
+        res_extra = {"otel.schema_url": rs.schemaUrl} if rs.schemaUrl else None
+        for ss in rs.scopeSpans or rs.instrumentationLibrarySpans or ():
+            sc = ss.scope or ss.instrumentationLibrary or {}
+            if type(sc) is not dict:
+                sc = {}
+            scope = SpanScope.build(res_attrs, sc.get("name"), sc.get("version"),
+                                    attributes_dict(sc.get("attributes")), res_extra)
+            for sp in ss.spans or ():
+                index += 1
+                with malformed(source, f"span {index}", span=index):
+                    ev = _typed_span(sp, next(attrs), scope, source, index, ids)
+                add(ev, scope)
+                out.append(ev)
+    return out
+
+
+def _typed_span(sp: Any, attrs: dict[str, Any], scope: SpanScope, source: SourceFile,
+                index: int, ids: dict[Any, str | None]) -> RawEvent:
+    """``_span`` of a typed span (``_otlp_typed._Span``), field for field."""
+    raw = sp.traceId
+    tid = ids.get(raw)
+    if tid is None:
+        tid = ids[raw] = norm_id(raw)
+    sid = norm_id(sp.spanId)
+    if not tid or not sid:
+        missing = "traceId" if not tid else "spanId"
+        raise InvalidTraceError(f"{source.display}: span {index} has no {missing}",
+                                file=source.display, span=index)
+    raw = sp.parentSpanId
+    parent = ids.get(raw, _MISSING)
+    if parent is _MISSING:
+        parent = ids[raw] = norm_id(raw)
+    st = sp.status
+    code = msg = None
+    if type(st) is dict:
+        code, msg = st.get("code"), st.get("message")
+    extra = None
+    if sp.droppedAttributesCount or sp.droppedEventsCount or sp.droppedLinksCount:
+        dropped = {k: v for k, v in (("attributes", sp.droppedAttributesCount),
+                                     ("events", sp.droppedEventsCount),
+                                     ("links", sp.droppedLinksCount)) if v}
+        extra = {"otel.dropped": dropped}
+    events = sp.events
+    links = sp.links
+    return map_span(
+        tid, sid, parent, sp.name, span_kind_name(sp.kind),
+        time_ns(sp.startTimeUnixNano), time_ns(sp.endTimeUnixNano),
+        status_of(code), msg, attrs,
+        _events(events) if events else None, _links(links) if links else None,
+        sp.traceState, sp.flags, scope, extra)
 
 
 def _shape(source: SourceFile, where: object, what: str) -> InvalidTraceError:
