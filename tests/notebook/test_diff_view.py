@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 import shlex
 import sys
 
 import pytest
 
 from tests.support import EXAMPLES, REPO
-from workbench.diff import diff_traces, load_canon, shadow
+from workbench.diff import diff_traces, load_canon, render_html, shadow
 from workbench.ingest import read_trace
-from workbench.model import Event, Trace
+from workbench.model import Event, Trace, UsageError
 from workbench.notebook import DiffView
 from workbench.notebook._trace_view import plain_text
 
@@ -140,27 +141,74 @@ def _numbered(n: int, trace_id: str, every: int) -> Trace:
 
 
 def test_a_long_diff_has_a_row_for_every_change():
-    """8,000 events with a change every 25: the page's row limit counts rows drawn (a
-    folded run is one), so every change has its row."""
+    """8,000 events with a change every 25: rows drawn count a folded run as one, so the
+    319 changes fit one page and every change has its row."""
     view = DiffView(_numbered(8000, "a", 0), _numbered(8000, "b", 25))
-    assert len(view.entries) == 319 and all(view.in_page)
-    assert "cut" not in view.summary.value
+    assert len(view.entries) == 319 and view.pages == 1 and set(view.page_of) == {0}
+    assert "pages" not in view.summary.value
+    assert view.pager.layout.display == "none"
 
 
-def test_a_cut_page_says_so_and_the_list_still_opens_every_change(monkeypatch):
-    monkeypatch.setattr("workbench.diff._html._MAX_ROWS", 40)
-    view = DiffView(_numbered(400, "a", 0), _numbered(400, "b", 25))
+def _frame_page(view: DiffView) -> str:
+    return html.unescape(view.page.value)
+
+
+def _frame_rows(view: DiffView) -> list[tuple[str, str]]:
+    return re.findall(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
+                      _frame_page(view), re.S)
+
+
+def test_past_5000_rows_drawn_every_change_has_a_reachable_row():
+    """6,000 events with a change every 4: every event from step 2 on is drawn (a
+    change's context joins the next; steps 0–1 and 5999 are folds), 5,999 rows, which
+    `workbench diff --html` cuts at 5,000. The view pages them (2,000 rows a page):
+    picking the 1,400th of 1,499 changes turns to the third page, which holds its row
+    and scrolls to it; counts are stated."""
+    a, b = _numbered(6000, "a", 0), _numbered(6000, "b", 4)
+    view = DiffView(a, b)
+    assert len(view.entries) == 1499 and view.pages == 3
+    assert "cut after 5000 rows" in render_html(view.diff, a, b)
+    assert "draws 5,999 rows in 3 pages of 2,000" in plain_text(view.summary.value)
+    assert view.current_page == 0 and view.pager.layout.display == ""
+    assert "page 1 of 3: rows 1–2,000 of 5,999" in plain_text(view.page_label.value)
+    assert view.prev_page.disabled and not view.next_page.disabled
+    assert "… 2 unchanged events …" in _frame_page(view)
+    assert len(_frame_rows(view)) == 1999 and _frame_rows(view)[0] == ("2", "2")
+    n = 1399
+    assert view.entries[n].startswith("~ step 5600 → 5600")
+    view.changes.value = n                         # a click in the list
+    assert view.selected == n and view.current_page == 2 == view.page_of[n]
+    assert "page 3 of 3: rows 4,001–5,999 of 5,999" in plain_text(view.page_label.value)
+    assert ("page 3 of 3: rows 4,001–5,999 of 5,999 drawn; changes 1,001–1,499 of 1,499 "
+            "have their rows here") in _frame_page(view)
+    assert ("5600", "5600") in _frame_rows(view) and len(_frame_rows(view)) == 1998
+    assert "var want=[5600, 5600]" in _frame_page(view)
+    assert view.scroller.target == ".wb-diff-page" and view.scroller.requests == 1
+    assert view.next_page.disabled and not view.prev_page.disabled
+    # every change is on the page its `page_of` names
+    for k in (0, 499, 500, 999, 1000, 1498):
+        view.select(k)
+        step = view.entries[k].split()[2]
+        assert (step, step) in _frame_rows(view), k
+    # ◀ walks back: no row is marked on a page without the selection
+    view.select(1498)
+    view.prev_page.click()
+    assert view.current_page == 1 and "var want" not in _frame_page(view)
+    assert _frame_rows(view)[0] == ("2001", "2001")
+    view.next_page.click()
+    assert "var want=[5996, 5996]" in _frame_page(view)
+    with pytest.raises(IndexError):
+        view.set_page(3)
+
+
+def test_a_page_size_of_its_own():
+    view = DiffView(_numbered(400, "a", 0), _numbered(400, "b", 25), page_rows=10)
     n = len(view.entries)
-    shown = sum(view.in_page)
-    assert n == 15 and 0 < shown < n
-    assert (f"the page below is cut: {shown} of {n} changes have a row in it, {n - shown} "
-            "do not") in plain_text(view.summary.value)
-    first = view.in_page.index(True)
-    view.select(first)
-    assert view.scroller.requests == 1 and view.scroller.target == ".wb-diff-page"
-    assert "no row in the page" not in view.detail_text
-    missing = view.in_page.index(False)
-    view.select(missing)
-    assert view.scroller.requests == 1        # no row to scroll to: the detail says so
-    assert "no row in the page below (cut)" in view.detail_text
-    assert "result.id" in view.detail_text
+    assert n == 15 and view.pages == 10 and view.page_of == sorted(view.page_of)
+    last = view.page_of[-1]
+    view.select(n - 1)
+    assert view.current_page == last and ("375", "375") in _frame_rows(view)
+    view.select(None)
+    assert view.current_page == last and "var want" not in _frame_page(view)
+    with pytest.raises(UsageError):
+        DiffView(_numbered(10, "a", 0), _numbered(10, "b", 3), page_rows=0)
