@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import ipywidgets as w
 import traitlets as t
 
@@ -47,23 +48,64 @@ from ._scroll import Scroller
 from ._trace_view import plain_text
 from ._view import View
 
-__all__ = ["DiffView"]
+__all__ = ["DiffView", "RowPost"]
 
 _FRAME_HEIGHT = 460
-PAGE_ROWS = 2000   # rows drawn in the frame at once (a folded run is one)
+PAGE_ROWS = 500   # rows drawn in the frame at once (a folded run is one)
 _INDEX = re.compile(r"\[\d+\]")
 # a row of the page: its A and B step cells (empty when the event is on one side only)
 _ROW = re.compile(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
                   re.S)
-# scrolls the page to the row of the picked change and outlines it (A and B steps;
-# None matches an empty cell); runs inside the frame only (sandboxed, no same origin)
-_SCROLL = """<script>(function(){{var want={want};
-var rows=document.querySelectorAll('tr');for(var i=0;i<rows.length;i++){{
-var c=rows[i].querySelectorAll('td.seq');if(c.length<2)continue;
+# outlines the row of the picked change and scrolls the page to it (A and B steps; None
+# matches an empty cell), then does the same for each row the notebook posts; for its
+# first 30 drawn frames (a frame off screen is not drawn: its scroll may not have
+# happened yet) and on a resize, a marked row out of view is scrolled to again; runs
+# inside the frame only (sandboxed, no same origin: it reads nothing of the notebook)
+_SCROLL = """<script>(function(){{
+function mark(want){{var rows=document.querySelectorAll('tr');
+for(var i=0;i<rows.length;i++){{rows[i].style.outline='';}}
+for(var i=0;i<rows.length;i++){{var c=rows[i].querySelectorAll('td.seq');if(c.length<2)continue;
 var a=c[0].textContent,b=c[1].textContent;
 if((want[0]===null?a==='':a===String(want[0]))&&(want[1]===null?b==='':b===String(want[1]))){{
-rows[i].style.outline='3px solid #0969da';rows[i].scrollIntoView({{block:'center'}});break;}}}}
+rows[i].style.outline='3px solid #0969da';rows[i].scrollIntoView({{block:'center'}});
+requestAnimationFrame(function(){{keep(30);}});break;}}}}}}
+function keep(n){{var r=document.querySelector('tr[style*=outline]');if(!r)return;
+var b=r.getBoundingClientRect();
+if(b.top<0||b.bottom>window.innerHeight)r.scrollIntoView({{block:'center'}});
+if(n>0)requestAnimationFrame(function(){{keep(n-1);}});}}
+var want={want};mark(want);
+window.addEventListener('message',function(e){{var w=e.data&&e.data.wbRow;
+if(Array.isArray(w)&&w.length===2)mark(w);}});
+window.addEventListener('resize',function(){{keep(0);}});
 }})();</script>"""
+# in the notebook: posts a row to the frame of the view it sits in (a pick on the page
+# the frame holds: no reload)
+_POST = """
+function render({ model, el }) {
+  el.style.display = 'none';
+  model.on('change:requests', () => {
+    const view = el.closest('.wb-diff');
+    const frame = view && view.querySelector('.wb-diff-page iframe');
+    if (frame && frame.contentWindow)
+      frame.contentWindow.postMessage({wbRow: model.get('row')}, '*');
+  });
+}
+export default { render };
+"""
+
+
+class RowPost(anywidget.AnyWidget):
+    """Invisible; ``post(row)`` has the frame outline and scroll to ``row`` (A and B
+    steps). State for tests: ``row`` (the last one) and ``requests`` (how many)."""
+
+    _esm = t.Unicode(_POST).tag(sync=True)
+    row = t.List(t.Int(allow_none=True)).tag(sync=True)
+    requests = t.Int(0).tag(sync=True)
+
+    def post(self, row: tuple[int | None, int | None]) -> None:
+        with self.hold_sync():
+            self.row = list(row)
+            self.requests += 1
 
 
 def path_group(paths: list[PathChange]) -> tuple[str, ...]:
@@ -235,8 +277,10 @@ class DiffView(View):
         self.pager.add_class("wb-diff-pager")
         self.observe(self._on_page, names=["current_page"])
         self.scroller = Scroller()   # the page (and in it the change's row) into sight
-        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.summary, self.changes,
-                              self.detail, self.pager, self.page])
+        self.row_post = RowPost()    # a row of the frame's page outlined, without a reload
+        self._listens = False        # whether the frame's page has the script that listens
+        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.row_post, self.summary,
+                              self.changes, self.detail, self.pager, self.page])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-diff")
 
@@ -337,6 +381,7 @@ class DiffView(View):
         if self.diff is None:
             return
         self.page.value = self._frame(self._page_html(self.current_page), anchor)
+        self._listens = anchor is not None
         self.page_label.value = self._page_label()
         self.prev_page.disabled = self.current_page == 0
         self.next_page.disabled = self.current_page >= self.pages - 1
@@ -361,6 +406,8 @@ class DiffView(View):
         # the page holding the change's row, scrolled to it (the frame reloads)
         if n is not None and self.page_of[n] != self.current_page:
             self.current_page = self.page_of[n]   # _on_page draws it
+        elif n is not None and self._listens:
+            self.row_post.post(self._anchors[n])
         else:
             self._show_page(None if n is None else self._anchors[n])
         if n is not None:
