@@ -74,6 +74,7 @@ class TraceView(View):
         self.max_events, self.bins, self.width = max_events, bins, width
         self._syncing = False
         self._choosing: str | None = None        # the event `select` is moving the window to
+        self._chart_due: Any = None              # its chart, sent after the selection
         self._drawn_selected: str | None = None  # the selection the chart was drawn with
         first, last = self.timeline.span()
         self._build_controls(first, last)
@@ -199,12 +200,16 @@ class TraceView(View):
         if event_id is not None and event_id not in self.timeline.position:
             self.source.event(event_id)  # raises NotFoundError naming the trace
         if event_id is not None:
-            self._choosing = event_id   # a window moved for it draws it selected at once
+            # a window moved for it draws it selected at once, and the chart last: the
+            # browser draws the waterfall's answer before the chart's
+            self._choosing, self._chart_due = event_id, None
             try:
                 self._reveal(event_id)
             finally:
                 self._choosing = None
         self.selected = event_id
+        if self._chart_due is not None:
+            self.chart.chart, self._chart_due = self._chart_due, None
 
     def show(self, event_id: str) -> None:
         """Select the event and scroll the view's detail pane into sight in the browser
@@ -267,7 +272,11 @@ class TraceView(View):
     def _redraw(self, change: Any = None) -> None:
         self.frame = self._frame(self.window, self.axis, self.color)
         self._drawn_selected = self._choosing or self.selected
-        self.chart.chart = timeline_chart(self.frame, self.color, self.width)
+        chart = timeline_chart(self.frame, self.color, self.width)
+        if self._choosing is None:
+            self.chart.chart = chart
+        else:
+            self._chart_due = chart
         self.status.value = self._status_html()
         if change is not None and change["name"] == "window" and self.page:
             self.page = 0          # refills the table
