@@ -536,8 +536,8 @@ _LAST = "window.jupyterapp.shell.currentWidget.content.widgets.at(-1).node"
 def _long_diff_turns_to_the_row(page: Any, out: Path) -> None:
     """A diff past 5,000 rows drawn (5,999 rows, 1,499 changes), in a cell added at the
     end: the frame shows one page of rows and says where it stands; picking the 1,400th
-    change (step 5600) turns to page 12 of 12, whose row for it is outlined and in view,
-    with the frame in sight in the notebook; another change on that page (step 5804) is
+    change (step 5600) turns to page 28 of 30, whose row for it is outlined and in view,
+    with the frame in sight in the notebook; another change on that page (step 5524) is
     outlined in its place without the page reloading."""
     page.set_viewport_size({"width": 1400, "height": 1000})
     page.evaluate("""code => { const nb = window.jupyterapp.shell.currentWidget.content;
@@ -547,16 +547,16 @@ def _long_diff_turns_to_the_row(page: Any, out: Path) -> None:
         void window.jupyterapp.commands.execute('notebook:run-cell'); }""", _LONG_DIFF)
     _wait(page, "the long diff drawn", f"""() => {{ const c = {_LAST};
         return c.querySelector('.wb-diff select') && c.querySelector('.wb-diff-page iframe')
-            && c.innerText.includes('page 1 of 12: rows 1–500 of 5,999'); }}""", 120)
+            && c.innerText.includes('page 1 of 30: rows 1–200 of 5,999'); }}""", 120)
     cell = page.locator(".jp-Notebook .jp-CodeCell").last
     text = cell.inner_text()
-    assert "1499 changed" in text and "draws 5,999 rows in 12 pages of 500" in text, text[-800:]
+    assert "1499 changed" in text and "draws 5,999 rows in 30 pages of 200" in text, text[-800:]
     changes = cell.locator(".wb-diff select")
     label = " ".join(changes.locator("option").nth(1399).inner_text().split())
     assert label.startswith("~ step 5600 → 5600"), label
     changes.select_option(index=1399)
     _wait(page, "the page holding the change", f"""() => {_LAST}.innerText.includes(
-        'page 12 of 12: rows 5,501–5,999 of 5,999')""", 30)
+        'page 28 of 30: rows 5,401–5,600 of 5,999')""", 30)
     frame = cell.frame_locator(".wb-diff-page iframe")
     row = frame.locator("tr[style*='outline']")
     deadline = time.monotonic() + 30
@@ -565,7 +565,7 @@ def _long_diff_turns_to_the_row(page: Any, out: Path) -> None:
             raise AssertionError("the picked change's row is not outlined on its page")
         page.wait_for_timeout(250)
     assert row.locator("td.seq").all_inner_texts() == ["5600", "5600"]
-    assert "changes 1,376–1,499 of 1,499 have their rows here" in frame.locator(
+    assert "changes 1,351–1,400 of 1,499 have their rows here" in frame.locator(
         "body").inner_text()
     deadline = time.monotonic() + 30
     while not row.evaluate("r => { const b = r.getBoundingClientRect(); "
@@ -585,9 +585,9 @@ def _long_diff_turns_to_the_row(page: Any, out: Path) -> None:
             >= 40; }}""", 30)
     cell.locator(".wb-diff").screenshot(path=str(out / "diff_view_pages.png"))
     frame.locator("body").evaluate("b => { b.dataset.same = 'yes'; }")
-    changes.select_option(index=1450)
+    changes.select_option(index=1380)
     deadline = time.monotonic() + 30
-    while row.count() != 1 or row.locator("td.seq").all_inner_texts() != ["5804", "5804"]:
+    while row.count() != 1 or row.locator("td.seq").all_inner_texts() != ["5524", "5524"]:
         if time.monotonic() > deadline:
             raise AssertionError("a second change on the page is not outlined alone")
         page.wait_for_timeout(250)

@@ -51,7 +51,7 @@ from ._view import View
 __all__ = ["DiffView", "RowPost"]
 
 _FRAME_HEIGHT = 460
-PAGE_ROWS = 500   # rows drawn in the frame at once (a folded run is one)
+PAGE_ROWS = 200   # rows drawn in the frame at once (a folded run is one)
 _INDEX = re.compile(r"\[\d+\]")
 # a row of the page: its A and B step cells (empty when the event is on one side only)
 _ROW = re.compile(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
