@@ -5,7 +5,9 @@ highlighted through a kernel round trip, the first diff entry opened and its row
 scrolled to, a zoomed timeline window filling the axis, Promote pressed once over the
 repository's own fixtures (a fresh clone: "unchanged", no note asked), the notebook
 saved and `git status` clean, no news toast, screenshots saved, and no request leaving
-the machine (the charts and widgets load nothing from a CDN).
+the machine (the charts and widgets load nothing from a CDN); then, in a cell of its own, a diff past
+5,000 rows drawn whose change near the end, picked in the list, is brought into view
+on its page.
 
 CI runs it (``CI=true``: a missing Chromium or Playwright fails the test); locally it
 is skipped when they are missing and deselected with ``-m 'not browser'``. The
@@ -205,6 +207,7 @@ def test_triage_notebook_runs_and_renders_in_chromium(lab: str, tmp_path: Path) 
             _no_news_toast(page)
             _layout_at_1000_px(page)
             _screenshots(page, shots)
+            _long_diff_turns_to_the_row(page, shots)
         finally:
             browser.close()
     assert outside == [], f"the page tried to load from outside the machine: {outside[:5]}"
@@ -477,3 +480,83 @@ def _screenshots(page: Any, out: Path) -> None:
         page.locator(css).first.screenshot(path=str(out / f"{name}.png"))
     print(f"\nscreenshot: {whole}")
     assert whole.stat().st_size > 50_000
+
+
+# a diff past 5,000 rows drawn: 6,000 events, every 4th answering otherwise in B
+_LONG_DIFF = """from workbench.model import Event, Trace
+from workbench.notebook import DiffView
+
+def _run(tid, every):
+    ms = 1_000_000
+    return Trace.from_events(
+        [Event(tid, "root", None, 0, "agent", "agent", 0, 6000 * ms, "ok")]
+        + [Event(tid, f"e{i}", "root", i, "tool_call", f"tool{i % 7}", i * ms, i * ms + 1,
+                 "ok", result={"id": f"y{i}" if every and i % every == 0 else f"x{i}"})
+           for i in range(1, 6000)])
+
+long_diff = DiffView(_run("a", 0), _run("b", 4))
+long_diff.widget"""
+_LAST = "window.jupyterapp.shell.currentWidget.content.widgets.at(-1).node"
+
+
+def _long_diff_turns_to_the_row(page: Any, out: Path) -> None:
+    """A diff past 5,000 rows drawn (5,999 rows, 1,499 changes), in a cell added at the
+    end: the frame shows one page of rows and says where it stands; picking the 1,400th
+    change (step 5600) turns to page 28 of 30, whose row for it is outlined and in view,
+    with the frame in sight in the notebook; another change on that page (step 5524) is
+    outlined in its place without the page reloading."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    page.evaluate("""code => { const nb = window.jupyterapp.shell.currentWidget.content;
+        const m = nb.model.sharedModel;
+        m.insertCell(m.cells.length, {cell_type: 'code', source: code});
+        nb.activeCellIndex = nb.widgets.length - 1;
+        void window.jupyterapp.commands.execute('notebook:run-cell'); }""", _LONG_DIFF)
+    _wait(page, "the long diff drawn", f"""() => {{ const c = {_LAST};
+        return c.querySelector('.wb-diff select') && c.querySelector('.wb-diff-page iframe')
+            && c.innerText.includes('page 1 of 30: rows 1–200 of 5,999'); }}""", 120)
+    cell = page.locator(".jp-Notebook .jp-CodeCell").last
+    text = cell.inner_text()
+    assert "1499 changed" in text and "draws 5,999 rows in 30 pages of 200" in text, text[-800:]
+    changes = cell.locator(".wb-diff select")
+    label = " ".join(changes.locator("option").nth(1399).inner_text().split())
+    assert label.startswith("~ step 5600 → 5600"), label
+    changes.select_option(index=1399)
+    _wait(page, "the page holding the change", f"""() => {_LAST}.innerText.includes(
+        'page 28 of 30: rows 5,401–5,600 of 5,999')""", 30)
+    frame = cell.frame_locator(".wb-diff-page iframe")
+    row = frame.locator("tr[style*='outline']")
+    deadline = time.monotonic() + 30
+    while row.count() != 1:
+        if time.monotonic() > deadline:
+            raise AssertionError("the picked change's row is not outlined on its page")
+        page.wait_for_timeout(250)
+    assert row.locator("td.seq").all_inner_texts() == ["5600", "5600"]
+    assert "changes 1,351–1,400 of 1,499 have their rows here" in frame.locator(
+        "body").inner_text()
+    deadline = time.monotonic() + 30
+    while not row.evaluate("r => { const b = r.getBoundingClientRect(); "
+                           "return b.top >= 0 && b.bottom <= window.innerHeight; }"):
+        if time.monotonic() > deadline:
+            where = row.evaluate("r => [r.getBoundingClientRect().top, r.getBoundingClientRect()"
+                                 ".bottom, window.innerHeight, document.scrollingElement"
+                                 ".scrollTop, document.scrollingElement.scrollHeight]")
+            raise AssertionError("the picked change's row is outside the frame's view "
+                                 f"(top, bottom, frame height, scrollTop, height): {where}")
+        page.wait_for_timeout(250)
+    _wait(page, "the frame in sight in the notebook", f"""() => {{
+        const r = {_LAST}.querySelector('.wb-diff-page iframe').getBoundingClientRect();
+        const b = ({NB}.querySelector('.jp-WindowedPanel-outer') || {NB})
+            .getBoundingClientRect();
+        return Math.min(r.bottom, b.bottom, window.innerHeight) - Math.max(r.top, b.top, 0)
+            >= 40; }}""", 30)
+    cell.locator(".wb-diff").screenshot(path=str(out / "diff_view_pages.png"))
+    frame.locator("body").evaluate("b => { b.dataset.same = 'yes'; }")
+    changes.select_option(index=1380)
+    deadline = time.monotonic() + 30
+    while row.count() != 1 or row.locator("td.seq").all_inner_texts() != ["5524", "5524"]:
+        if time.monotonic() > deadline:
+            raise AssertionError("a second change on the page is not outlined alone")
+        page.wait_for_timeout(250)
+    assert frame.locator("body[data-same=yes]").count() == 1, "the page was reloaded"
+    assert row.evaluate("r => { const b = r.getBoundingClientRect(); "
+                        "return b.top >= 0 && b.bottom <= window.innerHeight; }")

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import dataclasses
 import html
+import re
 import shlex
 import sys
 
 import pytest
 
 from tests.support import EXAMPLES, REPO
-from workbench.diff import diff_traces, load_canon, shadow
+from workbench.diff import diff_traces, load_canon, render_html, shadow
 from workbench.ingest import read_trace
-from workbench.model import Event, Trace
+from workbench.model import Event, Trace, UsageError
 from workbench.notebook import DiffView
 from workbench.notebook._trace_view import plain_text
 
@@ -41,19 +42,23 @@ def test_two_traces_side_by_side(runs):
     assert view.changes.value is None and view.selected is None
     view.changes.value = 0
     assert view.selected == 0 and view.detail_text
+    page_before = view.page.value
     n = next(i for i, e in enumerate(view.entries) if "tool_call list_projects" in e)
     view.changes.value = n
     assert view.selected == n
     assert "args.owner_id (absent) \"team-a\" added" in view.detail_text
     # the page scrolls to the change's row: a script inside the sandboxed frame, which
-    # looks the row up by its A and B steps
-    change = next(c for c in d.changed if c.b.name == "list_projects")
-    page = html.unescape(view.page.value)
+    # looks the row up by its A and B steps; the first pick loads the page with it
+    framed = html.unescape(view.page.value)
+    assert "var want=[0, 0]" in framed and "scrollIntoView" in framed
     assert "sandbox='allow-scripts'" in view.page.value
-    assert f"var want=[{change.a.seq}, {change.b.seq}]" in page and "scrollIntoView" in page
+    # a later pick on the same page is posted to the script, without reloading the page
+    change = next(c for c in d.changed if c.b.name == "list_projects")
+    assert view.page.value == page_before and view.row_post.requests == 1
+    assert view.row_post.row == [change.a.seq, change.b.seq]
     removed = next(i for i, e in enumerate(view.entries) if e.startswith("- step    7"))
     view.select(removed)
-    assert "var want=[7, null]" in html.unescape(view.page.value)
+    assert view.row_post.row == [7, None] and view.row_post.requests == 2
     view.select(None)
     assert "<script" not in html.unescape(view.page.value)
 
@@ -140,27 +145,78 @@ def _numbered(n: int, trace_id: str, every: int) -> Trace:
 
 
 def test_a_long_diff_has_a_row_for_every_change():
-    """8,000 events with a change every 25: the page's row limit counts rows drawn (a
-    folded run is one), so every change has its row."""
-    view = DiffView(_numbered(8000, "a", 0), _numbered(8000, "b", 25))
-    assert len(view.entries) == 319 and all(view.in_page)
-    assert "cut" not in view.summary.value
+    """8,000 events with a change every 25: rows drawn count a folded run as one, so the
+    319 changes fit one page of 2,000 and every change has its row."""
+    view = DiffView(_numbered(8000, "a", 0), _numbered(8000, "b", 25), page_rows=2000)
+    assert len(view.entries) == 319 and view.pages == 1 and set(view.page_of) == {0}
+    assert "pages" not in view.summary.value
+    assert view.pager.layout.display == "none"
 
 
-def test_a_cut_page_says_so_and_the_list_still_opens_every_change(monkeypatch):
-    monkeypatch.setattr("workbench.diff._html._MAX_ROWS", 40)
-    view = DiffView(_numbered(400, "a", 0), _numbered(400, "b", 25))
+def _frame_page(view: DiffView) -> str:
+    return html.unescape(view.page.value)
+
+
+def _frame_rows(view: DiffView) -> list[tuple[str, str]]:
+    return re.findall(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
+                      _frame_page(view), re.S)
+
+
+def test_past_5000_rows_drawn_every_change_has_a_reachable_row():
+    """6,000 events with a change every 4: every event from step 2 on is drawn (a
+    change's context joins the next; steps 0–1 and 5999 are folds), 5,999 rows, which
+    `workbench diff --html` cuts at 5,000. The view pages them (200 rows a page):
+    picking the 1,400th of 1,499 changes turns to page 28 of 30, which holds its row
+    and scrolls to it; counts are stated; a pick on the same page reloads nothing."""
+    a, b = _numbered(6000, "a", 0), _numbered(6000, "b", 4)
+    view = DiffView(a, b)
+    assert len(view.entries) == 1499 and view.pages == 30
+    assert "cut after 5000 rows" in render_html(view.diff, a, b)
+    assert "draws 5,999 rows in 30 pages of 200" in plain_text(view.summary.value)
+    assert view.current_page == 0 and view.pager.layout.display == ""
+    assert "page 1 of 30: rows 1–200 of 5,999" in plain_text(view.page_label.value)
+    assert view.prev_page.disabled and not view.next_page.disabled
+    assert "… 2 unchanged events …" in _frame_page(view)
+    assert len(_frame_rows(view)) == 199 and _frame_rows(view)[0] == ("2", "2")
+    n = 1399
+    assert view.entries[n].startswith("~ step 5600 → 5600")
+    view.changes.value = n                         # a click in the list
+    assert view.selected == n and view.current_page == 27 == view.page_of[n]
+    assert "page 28 of 30: rows 5,401–5,600 of 5,999" in plain_text(view.page_label.value)
+    assert ("page 28 of 30: rows 5,401–5,600 of 5,999 drawn; changes 1,351–1,400 of 1,499 "
+            "have their rows here") in _frame_page(view)
+    assert ("5600", "5600") in _frame_rows(view) and len(_frame_rows(view)) == 200
+    assert "var want=[5600, 5600]" in _frame_page(view)
+    assert view.scroller.target == ".wb-diff-page" and view.scroller.requests == 1
+    assert not view.next_page.disabled and not view.prev_page.disabled
+    # another change on that page: posted to the frame's script, no reload
+    framed = view.page.value
+    view.select(1380)
+    assert view.page.value == framed and view.row_post.row == [5524, 5524]
+    # every change is on the page its `page_of` names
+    for k in (0, 123, 124, 499, 500, 1000, 1375, 1498):
+        view.select(k)
+        step = view.entries[k].split()[2]
+        assert (step, step) in _frame_rows(view), k
+    # ◀ walks back: no row is marked on a page without the selection
+    view.prev_page.click()
+    assert view.current_page == 28 and "var want" not in _frame_page(view)
+    assert _frame_rows(view)[0] == ("5601", "5601")
+    view.next_page.click()
+    assert "var want=[5996, 5996]" in _frame_page(view)
+    assert view.current_page == 29 and view.next_page.disabled
+    with pytest.raises(IndexError):
+        view.set_page(30)
+
+
+def test_a_page_size_of_its_own():
+    view = DiffView(_numbered(400, "a", 0), _numbered(400, "b", 25), page_rows=10)
     n = len(view.entries)
-    shown = sum(view.in_page)
-    assert n == 15 and 0 < shown < n
-    assert (f"the page below is cut: {shown} of {n} changes have a row in it, {n - shown} "
-            "do not") in plain_text(view.summary.value)
-    first = view.in_page.index(True)
-    view.select(first)
-    assert view.scroller.requests == 1 and view.scroller.target == ".wb-diff-page"
-    assert "no row in the page" not in view.detail_text
-    missing = view.in_page.index(False)
-    view.select(missing)
-    assert view.scroller.requests == 1        # no row to scroll to: the detail says so
-    assert "no row in the page below (cut)" in view.detail_text
-    assert "result.id" in view.detail_text
+    assert n == 15 and view.pages == 10 and view.page_of == sorted(view.page_of)
+    last = view.page_of[-1]
+    view.select(n - 1)
+    assert view.current_page == last and ("375", "375") in _frame_rows(view)
+    view.select(None)
+    assert view.current_page == last and "var want" not in _frame_page(view)
+    with pytest.raises(UsageError):
+        DiffView(_numbered(10, "a", 0), _numbered(10, "b", 3), page_rows=0)

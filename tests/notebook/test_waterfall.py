@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.model import Event, Trace
 from workbench.notebook import TraceView
+from workbench.notebook._source import TraceSource
+from workbench.notebook._timeline import Timeline
 from workbench.notebook._tree import SpanTree
 
 from .conftest import ARCHIVE_P18, LIST_PROJECTS, TRACE, synthetic
@@ -162,3 +166,30 @@ def test_the_detail_pane_groups_every_attribute_and_names_the_findings(store):
     text = view.detail_text
     assert "archive-owned-only: archive_project p18 at step 8" in text
     assert "approval-before-archive" in text
+
+
+def _hidden_by_walking(parent: list[int], collapsed: set[int]) -> list[bool]:
+    out = []
+    for k in range(len(parent)):
+        j, seen, hid = parent[k], set(), False
+        while j >= 0 and j not in seen and not hid:
+            seen.add(j)
+            hid = j in collapsed
+            j = parent[j]
+        out.append(hid)
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 10_000), min_size=1, max_size=80).flatmap(
+    lambda picks: st.tuples(st.just(picks), st.sets(st.integers(0, len(picks) - 1)))))
+def test_folding_hides_exactly_the_descendants_of_a_folded_event(case):
+    """Any forest (each event's parent an earlier one, or none) and any set folded: an
+    event is hidden when one of its ancestors is folded, as walking up finds."""
+    picks, folded = case
+    parent = [-1 if k == 0 or p % 5 == 0 else p % k for k, p in enumerate(picks)]
+    events = [Event("t", f"e{k}", f"e{parent[k]}" if parent[k] >= 0 else None, k,
+                    "tool_call", "x", k, k + 1, "ok") for k in range(len(parent))]
+    tl = Timeline(TraceSource.of(Trace.from_events(events)).table)
+    collapsed = {tl.position[f"e{k}"] for k in folded}
+    assert list(tl.hidden(collapsed)) == _hidden_by_walking(list(tl.parent), collapsed)

@@ -5,7 +5,7 @@ from ._builds import BuildRun
 from ._canon import canonicalize
 from ._canonfile import Canon, CanonError, Pattern, load_canon, parse_canon, parse_pattern
 from ._digest import canonical_bytes, digest
-from ._html import render_html
+from ._html import html_page, html_rows, render_html
 from ._reorder import judge
 from ._shadow import FixtureResult, ShadowResult, fixtures_in, pretty, shadow
 from ._shadowbuilds import ScenarioRates, ShadowBuildsResult, diff_fields, shadow_builds
@@ -52,6 +52,8 @@ __all__ = [
     "digest",
     "field_rates",
     "fixtures_in",
+    "html_page",
+    "html_rows",
     "judge",
     "load_canon",
     "parse_canon",

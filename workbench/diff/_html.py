@@ -15,7 +15,7 @@ from ._text import render_value
 from ._tracediff import TraceDiff
 from ._values import PathChange
 
-__all__ = ["render_html"]
+__all__ = ["html_page", "html_rows", "render_html"]
 
 _CONTEXT = 2
 _MAX_ROWS = 5000
@@ -56,14 +56,20 @@ def _paths(paths: tuple[PathChange, ...], side: str) -> str:
 
 def render_html(d: TraceDiff, a: Trace, b: Trace) -> str:
     """The page for ``d``, the diff of ``b`` against ``a``."""
-    rows = _rows(d, a, b)
+    rows = html_rows(d, a, b)
+    if len(rows) > _MAX_ROWS:   # rows drawn: a folded run is one row, not its events
+        rows = [*rows[:_MAX_ROWS],
+                f"<tr class=fold><td colspan=4>page cut after {_MAX_ROWS} rows; "
+                "`workbench diff --json` has the whole diff</td></tr>"]
+    return html_page(d, rows)
+
+
+def html_rows(d: TraceDiff, a: Trace, b: Trace) -> list[str]:
+    """Every row the page of ``d`` draws, uncut: a run of unchanged events far from any
+    change is one fold row (``… N unchanged events …``)."""
     body: list[str] = []
     folded = 0
-    for row in rows:
-        if len(body) >= _MAX_ROWS:   # rows drawn: a folded run is one row, not its events
-            body.append(f"<tr class=fold><td colspan=4>page cut after {_MAX_ROWS} rows; "
-                        "`workbench diff --json` has the whole diff</td></tr>")
-            break
+    for row in _rows(d, a, b):
         if row is None:
             folded += 1
             continue
@@ -73,15 +79,21 @@ def render_html(d: TraceDiff, a: Trace, b: Trace) -> str:
         body.append(row)
     if folded:
         body.append(f"<tr class=fold><td colspan=4>… {folded} unchanged events …</td></tr>")
+    return body
+
+
+def html_page(d: TraceDiff, rows: list[str], note: str = "") -> str:
+    """The page around ``rows`` (some or all of ``html_rows``); ``note`` (HTML) goes
+    under the summary."""
     summary = (f"<span>{len(d.changed)} changed</span><span>{len(d.added)} added</span>"
                f"<span>{len(d.removed)} removed</span><span>{len(d.reordered)} reordered"
                f"</span><span>{d.aligned} aligned</span>")
     return ("<!doctype html><html><head><meta charset=utf-8>"
             f"<title>workbench diff {_e(d.a)} {_e(d.b)}</title><style>{_STYLE}</style>"
             f"</head><body><h1>A {_e(d.a)} → B {_e(d.b)}</h1>"
-            f"<p class=summary>{summary}</p><table><colgroup><col class=seq><col>"
+            f"<p class=summary>{summary}</p>{note}<table><colgroup><col class=seq><col>"
             "<col class=seq><col></colgroup><tr><th>A</th><th></th><th>B</th><th></th></tr>"
-            + "".join(body) + "</table></body></html>\n")
+            + "".join(rows) + "</table></body></html>\n")
 
 
 def _rows(d: TraceDiff, a: Trace, b: Trace) -> list[str | None]:

@@ -1,15 +1,16 @@
 """``DiffView``: two traces, or two builds' outputs of one fixture, side by side.
 
-Traces go through ``diff_traces`` (what ``workbench diff`` runs) and the page of
-``workbench diff --html`` — A and B side by side, changed fields highlighted, moved
-events marked with their verdict — shown in a frame of its own, so its styles stay
-inside it. A list of the changes picks one to read in full (every changed path, old
-and new) and scrolls the page to its row. A shadow run (``shadow(...)``, as
-``workbench shadow`` runs it) is shown one mismatched fixture at a time, grouped by the
-set of paths that changed (list indices as ``[*]``), so a second regression is a group
-of its own rather than one of many near-identical rows: the changed paths, and both
-canonical outputs (the ``NAME.old``/``NAME.new`` text) side by side with the differing
-lines marked.
+Traces go through ``diff_traces`` (what ``workbench diff`` runs) and the rows of the
+page of ``workbench diff --html`` — A and B side by side, changed fields highlighted,
+moved events marked with their verdict — shown in a frame of its own, so its styles
+stay inside it, one page of ``page_rows`` rows drawn at a time (never cut: ◀ ▶ walk the
+pages). A list of the changes picks one to read in full (every changed path, old and
+new), turns to the page holding its row and scrolls the page to it. A shadow run
+(``shadow(...)``, as ``workbench shadow`` runs it) is shown one mismatched fixture at a
+time, grouped by the set of paths that changed (list indices as ``[*]``), so a second
+regression is a group of its own rather than one of many near-identical rows: the
+changed paths, and both canonical outputs (the ``NAME.old``/``NAME.new`` text) side by
+side with the differing lines marked.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import anywidget
 import ipywidgets as w
 import traitlets as t
 
@@ -33,34 +35,77 @@ from ..diff import (
     TraceDiff,
     canonicalize,
     diff_traces,
+    html_page,
+    html_rows,
     load_canon,
     pretty,
-    render_html,
     render_value,
 )
-from ..model import Trace
+from ..model import Trace, UsageError
 from ..rules import RuleSet, load_rules
 from ._html import STYLE, esc
 from ._scroll import Scroller
 from ._trace_view import plain_text
 from ._view import View
 
-__all__ = ["DiffView"]
+__all__ = ["DiffView", "RowPost"]
 
 _FRAME_HEIGHT = 460
+PAGE_ROWS = 200   # rows drawn in the frame at once (a folded run is one)
 _INDEX = re.compile(r"\[\d+\]")
 # a row of the page: its A and B step cells (empty when the event is on one side only)
 _ROW = re.compile(r"<tr[^>]*><td class=seq>(\d*)</td><td>.*?</td><td class=seq>(\d*)</td>",
                   re.S)
-# scrolls the page to the row of the picked change and outlines it (A and B steps;
-# None matches an empty cell); runs inside the frame only (sandboxed, no same origin)
-_SCROLL = """<script>(function(){{var want={want};
-var rows=document.querySelectorAll('tr');for(var i=0;i<rows.length;i++){{
-var c=rows[i].querySelectorAll('td.seq');if(c.length<2)continue;
+# outlines the row of the picked change and scrolls the page to it (A and B steps; None
+# matches an empty cell), then does the same for each row the notebook posts; for its
+# first 30 drawn frames (a frame off screen is not drawn: its scroll may not have
+# happened yet) and on a resize, a marked row out of view is scrolled to again; runs
+# inside the frame only (sandboxed, no same origin: it reads nothing of the notebook)
+_SCROLL = """<script>(function(){{
+function mark(want){{var rows=document.querySelectorAll('tr');
+for(var i=0;i<rows.length;i++){{rows[i].style.outline='';}}
+for(var i=0;i<rows.length;i++){{var c=rows[i].querySelectorAll('td.seq');if(c.length<2)continue;
 var a=c[0].textContent,b=c[1].textContent;
 if((want[0]===null?a==='':a===String(want[0]))&&(want[1]===null?b==='':b===String(want[1]))){{
-rows[i].style.outline='3px solid #0969da';rows[i].scrollIntoView({{block:'center'}});break;}}}}
+rows[i].style.outline='3px solid #0969da';rows[i].scrollIntoView({{block:'center'}});
+requestAnimationFrame(function(){{keep(30);}});break;}}}}}}
+function keep(n){{var r=document.querySelector('tr[style*=outline]');if(!r)return;
+var b=r.getBoundingClientRect();
+if(b.top<0||b.bottom>window.innerHeight)r.scrollIntoView({{block:'center'}});
+if(n>0)requestAnimationFrame(function(){{keep(n-1);}});}}
+var want={want};mark(want);
+window.addEventListener('message',function(e){{var w=e.data&&e.data.wbRow;
+if(Array.isArray(w)&&w.length===2)mark(w);}});
+window.addEventListener('resize',function(){{keep(0);}});
 }})();</script>"""
+# in the notebook: posts a row to the frame of the view it sits in (a pick on the page
+# the frame holds: no reload)
+_POST = """
+function render({ model, el }) {
+  el.style.display = 'none';
+  model.on('change:requests', () => {
+    const view = el.closest('.wb-diff');
+    const frame = view && view.querySelector('.wb-diff-page iframe');
+    if (frame && frame.contentWindow)
+      frame.contentWindow.postMessage({wbRow: model.get('row')}, '*');
+  });
+}
+export default { render };
+"""
+
+
+class RowPost(anywidget.AnyWidget):
+    """Invisible; ``post(row)`` has the frame outline and scroll to ``row`` (A and B
+    steps). State for tests: ``row`` (the last one) and ``requests`` (how many)."""
+
+    _esm = t.Unicode(_POST).tag(sync=True)
+    row = t.List(t.Int(allow_none=True)).tag(sync=True)
+    requests = t.Int(0).tag(sync=True)
+
+    def post(self, row: tuple[int | None, int | None]) -> None:
+        with self.hold_sync():
+            self.row = list(row)
+            self.requests += 1
 
 
 def path_group(paths: list[PathChange]) -> tuple[str, ...]:
@@ -108,38 +153,68 @@ def side_by_side(old: str, new: str) -> str:
 
 class DiffView(View):
     """State: ``entries`` (one label per change, or per mismatched fixture),
-    ``selected`` (index into them), and ``diff`` (the ``TraceDiff``) or ``shadow_result``."""
+    ``selected`` (index into them), ``current_page`` (the page of rows in the frame, of
+    ``pages``), and ``diff`` (the ``TraceDiff``) or ``shadow_result``."""
 
     selected = t.Int(None, allow_none=True)
+    current_page = t.Int(0)
     #: a shadow run's mismatches grouped by changed paths, and their fixtures in list order
     groups: list[tuple[tuple[str, ...], list[FixtureResult]]]
     fixtures: list[str]
-    _html: str
+    #: the page (index) holding each change's row
+    page_of: list[int]
+    _rows: list[str]
     _anchors: list[tuple[int | None, int | None]]
 
     def __init__(self, a: Trace, b: Trace, *, canon: Canon | str | os.PathLike[str] | None
-                 = None, rules: RuleSet | str | os.PathLike[str] | None = None) -> None:
+                 = None, rules: RuleSet | str | os.PathLike[str] | None = None,
+                 page_rows: int = PAGE_ROWS) -> None:
         super().__init__()
+        if page_rows < 1:
+            raise UsageError(f"page_rows must be at least 1, not {page_rows}")
         ruleset = (rules if rules is None or isinstance(rules, RuleSet)
                    else load_rules(Path(rules)))
         self.diff: TraceDiff | None = diff_traces(a, b, _canon(canon), ruleset)
         self.shadow_result: ShadowResult | None = None
         self.canon = _canon(canon)
         self.groups, self.fixtures = [], []
+        self.page_rows = page_rows
         entries = self._trace_entries(self.diff)
-        self._html = render_html(self.diff, a, b)
+        self._rows = html_rows(self.diff, a, b)
         self._anchors = [anchor for _, _, anchor in entries]
-        rows = {(int(x) if x else None, int(y) if y else None)
-                for x, y in _ROW.findall(self._html)}
-        #: changes with a row in the page (a very long page is cut: the list has them all)
-        self.in_page = [anchor in rows for anchor in self._anchors]
-        missing = self.in_page.count(False)
-        cut = (f"<div class=wb-err>the page below is cut: {len(entries) - missing:,} of "
-               f"{len(entries):,} changes have a row in it, {missing:,} do not — the list "
-               "opens every one in full (`workbench diff --json` has the whole diff)</div>"
-               if missing else "")
+        where: dict[tuple[int | None, int | None], int] = {}
+        for n, row in enumerate(self._rows):
+            m = _ROW.match(row)
+            if m:
+                x, y = m.groups()
+                where.setdefault((int(x) if x else None, int(y) if y else None), n)
+        # every change has a row (a change is never folded): its page
+        self.page_of = [where[anchor] // page_rows for anchor in self._anchors]
+        self.pages = max(1, -(-len(self._rows) // page_rows))
         self._build([(label, detail) for label, detail, _ in entries],
-                    self._trace_summary(self.diff) + cut, self._frame(self._html))
+                    self._trace_summary(self.diff) + self._pages_note(), self._frame(
+                        self._page_html(0)))
+
+    def _pages_note(self) -> str:
+        if self.pages == 1:
+            return ""
+        return (f"<div>the page below draws {len(self._rows):,} rows in {self.pages} pages "
+                f"of {self.page_rows:,}: ◀ ▶ turn them, and a change picked in the list "
+                "turns to the page holding its row</div>")
+
+    def _page_html(self, page: int) -> str:
+        """The frame's page: the rows of page ``page``, and where they stand."""
+        first = page * self.page_rows
+        rows = self._rows[first:first + self.page_rows]
+        note = ""
+        if self.pages > 1:
+            here = [n for n, p in enumerate(self.page_of) if p == page]
+            changes = (f"changes {here[0] + 1:,}–{here[-1] + 1:,} of {len(self.page_of):,} "
+                       "have their rows here" if here else
+                       f"none of the {len(self.page_of):,} changes has its row here")
+            note = (f"<p class=tag>page {page + 1} of {self.pages}: rows {first + 1:,}–"
+                    f"{first + len(rows):,} of {len(self._rows):,} drawn; {changes}</p>")
+        return html_page(self.diff, rows, note) if self.diff is not None else ""
 
     @classmethod
     def from_shadow(cls, result: ShadowResult,
@@ -148,7 +223,8 @@ class DiffView(View):
         self = cls.__new__(cls)
         View.__init__(self)
         self.diff, self.shadow_result, self.canon = None, result, _canon(canon)
-        self._html, self._anchors, self.in_page = "", [], []
+        self._rows, self._anchors, self.page_of = [], [], []
+        self.page_rows, self.pages = PAGE_ROWS, 1
         by_group: dict[tuple[str, ...], list[FixtureResult]] = {}
         for r in result.mismatches:
             by_group.setdefault(path_group(r.paths), []).append(r)
@@ -188,9 +264,23 @@ class DiffView(View):
         self.changes.observe(self._on_pick, names=["value"])
         self.observe(self._on_selected, names=["selected"])
         self.page.add_class("wb-diff-page")
+        # the pages of rows: ◀ ▶ and where the frame stands (hidden for one page)
+        self.prev_page = w.Button(description="◀", layout=w.Layout(width="40px"),
+                                  tooltip="the page before", disabled=True)
+        self.next_page = w.Button(description="▶", layout=w.Layout(width="40px"),
+                                  tooltip="the page after", disabled=self.pages <= 1)
+        self.page_label = w.HTML(self._page_label())
+        self.prev_page.on_click(lambda _: self.set_page(self.current_page - 1))
+        self.next_page.on_click(lambda _: self.set_page(self.current_page + 1))
+        self.pager = w.HBox([self.prev_page, self.page_label, self.next_page],
+                            layout=w.Layout(display="" if self.pages > 1 else "none"))
+        self.pager.add_class("wb-diff-pager")
+        self.observe(self._on_page, names=["current_page"])
         self.scroller = Scroller()   # the page (and in it the change's row) into sight
-        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.summary, self.changes,
-                              self.detail, self.page])
+        self.row_post = RowPost()    # a row of the frame's page outlined, without a reload
+        self._listens = False        # whether the frame's page has the script that listens
+        self.widget = w.VBox([w.HTML(STYLE), self.scroller, self.row_post, self.summary,
+                              self.changes, self.detail, self.pager, self.page])
         self.widget.add_class("wb-view")
         self.widget.add_class("wb-diff")
 
@@ -270,9 +360,36 @@ class DiffView(View):
             raise KeyError(f"no mismatched fixture {name!r}")
         self.select(self.fixtures.index(name))
 
+    def set_page(self, page: int) -> None:
+        """Show page ``page`` (from 0) of the frame's rows."""
+        if not 0 <= page < self.pages:
+            raise IndexError(f"no page {page}: the diff has {self.pages}")
+        self.current_page = page
+
     @property
     def detail_text(self) -> str:
         return plain_text(self.detail.value)
+
+    def _page_label(self) -> str:
+        p, first = self.current_page, self.current_page * self.page_rows
+        last = min(len(self._rows), first + self.page_rows)
+        return (f"<span class=wb-muted>page {p + 1} of {self.pages}: rows {first + 1:,}–"
+                f"{last:,} of {len(self._rows):,}</span>")
+
+    def _show_page(self, anchor: tuple[int | None, int | None] | None) -> None:
+        """The frame (re)loaded with the current page, scrolled to ``anchor``'s row."""
+        if self.diff is None:
+            return
+        self.page.value = self._frame(self._page_html(self.current_page), anchor)
+        self._listens = anchor is not None
+        self.page_label.value = self._page_label()
+        self.prev_page.disabled = self.current_page == 0
+        self.next_page.disabled = self.current_page >= self.pages - 1
+
+    def _on_page(self, change: Any) -> None:
+        n = self.selected
+        here = n is not None and self.page_of[n] == self.current_page
+        self._show_page(self._anchors[n] if here and n is not None else None)
 
     def _on_pick(self, change: Any) -> None:
         if change["new"] is not None and change["new"] != self.selected:
@@ -282,12 +399,16 @@ class DiffView(View):
         n = change["new"]
         if self.changes.value != n:
             self.changes.value = n
-        away = ("<div class=wb-muted>no row in the page below (cut): this is the "
-                "change in full</div>" if n is not None and self._anchors
-                and not self.in_page[n] else "")
         self.detail.value = ("" if n is None else
-                             f"<div class=wb-view>{self._details[n]}{away}</div>")
-        if self._html:   # the page scrolled to the change's row (the frame reloads)
-            self.page.value = self._frame(self._html, None if n is None else self._anchors[n])
-            if n is not None and self.in_page[n]:
-                self.scroller.scroll(".wb-diff-page")
+                             f"<div class=wb-view>{self._details[n]}</div>")
+        if self.diff is None:
+            return
+        # the page holding the change's row, scrolled to it (the frame reloads)
+        if n is not None and self.page_of[n] != self.current_page:
+            self.current_page = self.page_of[n]   # _on_page draws it
+        elif n is not None and self._listens:
+            self.row_post.post(self._anchors[n])
+        else:
+            self._show_page(None if n is None else self._anchors[n])
+        if n is not None:
+            self.scroller.scroll(".wb-diff-page")

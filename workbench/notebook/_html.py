@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..model import Event, dumps
 
-__all__ = ["STYLE", "attr_groups", "esc", "event_detail", "json_block", "link_html",
-           "ref_sentences", "table"]
+__all__ = ["STYLE", "attr_groups", "esc", "event_detail", "flow_links", "json_block",
+           "link_html", "plain_text", "ref_sentences", "table"]
 
 # attribute groups of the detail pane, by key prefix (OpenTelemetry's conventions)
 _GROUPS = (
@@ -157,3 +158,28 @@ def link_html(trace_id: str, seq: int) -> str:
     """The copyable link of one event (``workbench lab --open TRACE:STEP``)."""
     return (f"<div class=wb-muted>link: <code class=wb-link>workbench lab --open "
             f"{esc(trace_id[:12])}:{seq}</code></div>")
+
+
+def flow_links(event: Event, sources: dict[str, tuple[int, str]],
+               parent: tuple[int, str] | None) -> list[tuple[str, str, str]]:
+    """(text, event id, icon) of the buttons under the detail: where each argument
+    came from, then the parent."""
+    links = []
+    for r in event.refs:
+        if r.event_id in sources:
+            seq, name = sources[r.event_id]
+            links.append((f"{r.path} ← {name} · step {seq} ({r.from_path})", r.event_id,
+                          "arrow-left"))
+    if parent is not None and event.parent_id is not None:
+        links.append((f"inside {parent[1]} · step {parent[0]}", event.parent_id, "arrow-up"))
+    return links
+
+
+_BLOCK = re.compile(r"</?(?:div|p|pre|tr|td|th|table|br|li|ul)\b[^>]*>", re.I)
+_TAG = re.compile(r"<[^>]+>")
+
+
+def plain_text(markup: str) -> str:
+    """The text of a pane's HTML (what a reader sees), for tests and for printing."""
+    text = _TAG.sub("", _BLOCK.sub(" ", markup))
+    return re.sub(r"\s+", " ", html.unescape(text)).strip()

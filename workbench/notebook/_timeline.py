@@ -129,22 +129,29 @@ class Timeline:
 
     def hidden(self, collapsed: set[int]) -> np.ndarray:
         """Which events a collapsed ancestor hides (the span tree folded at the positions
-        in ``collapsed``); a parent cycle ends the walk."""
+        in ``collapsed``). Pointer doubling over the parent array: after step j each
+        event knows whether one of its 2**j nearest ancestors is collapsed, and which
+        ancestor is 2**j up; a parent cycle ends after log2(n) steps."""
         n = len(self)
-        state = np.full(n, -1, dtype=np.int8)   # -1 unknown, 0 shown, 1 hidden
         if not collapsed:
             return np.zeros(n, dtype=bool)
-        for k in range(n):
-            chain: list[int] = []
-            j = k
-            while j >= 0 and state[j] < 0 and len(chain) <= n:
-                chain.append(j)
-                state[j] = 0           # provisional: a cycle back here ends the walk
-                j = self.parent[j]
-            for node in reversed(chain):
-                q = self.parent[node]
-                state[node] = 1 if q >= 0 and (q in collapsed or state[q] == 1) else 0
-        out: np.ndarray = state == 1
+        parent = np.asarray(self.parent, dtype=np.int64)
+        mark = np.zeros(n, dtype=bool)
+        mark[sorted(collapsed)] = True
+        out = np.zeros(n, dtype=bool)
+        up = parent.copy()
+        some = np.flatnonzero(up >= 0)
+        out[some] = mark[up[some]]
+        for _ in range(max(1, n.bit_length()) + 1):
+            some = np.flatnonzero(up >= 0)
+            if not len(some):
+                break
+            above = up[some]
+            more = out.copy()
+            more[some] |= out[above]
+            higher = np.full(n, -1, dtype=np.int64)
+            higher[some] = up[above]
+            out, up = more, higher
         return out
 
     def label(self, k: int) -> str:

@@ -10,8 +10,6 @@ narrow enough to draw event by event (see ``_timeline.py``).
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -23,7 +21,7 @@ from altair.utils.selection import PointSelection
 from ..model import Trace, UsageError
 from ..store import Store
 from ._charts import offline_chart, timeline_chart
-from ._html import STYLE, esc, event_detail, link_html
+from ._html import STYLE, esc, event_detail, flow_links, link_html, plain_text
 from ._scroll import Scroller
 from ._search import Match, SearchBar
 from ._source import TraceSource
@@ -36,16 +34,6 @@ __all__ = ["TraceView", "plain_text"]
 
 PAGE = 200  # rows of the table at once: one page of the window's events
 CHART_HEIGHT = 480  # px: a taller chart (many events) scrolls inside its box
-
-
-_BLOCK = re.compile(r"</?(?:div|p|pre|tr|td|th|table|br|li|ul)\b[^>]*>", re.I)
-_TAG = re.compile(r"<[^>]+>")
-
-
-def plain_text(markup: str) -> str:
-    """The text of a pane's HTML (what a reader sees), for tests and for printing."""
-    text = _TAG.sub("", _BLOCK.sub(" ", markup))
-    return re.sub(r"\s+", " ", html.unescape(text)).strip()
 
 
 def _dur(seconds: float) -> str:
@@ -85,6 +73,9 @@ class TraceView(View):
         self._critical: frozenset[int] = frozenset()
         self.max_events, self.bins, self.width = max_events, bins, width
         self._syncing = False
+        self._choosing: str | None = None        # the event `select` is moving the window to
+        self._chart_due: Any = None              # its chart, sent after the selection
+        self._drawn_selected: str | None = None  # the selection the chart was drawn with
         first, last = self.timeline.span()
         self._build_controls(first, last)
         self.frame: Frame = self._frame((first, last), "time", "kind")
@@ -209,8 +200,16 @@ class TraceView(View):
         if event_id is not None and event_id not in self.timeline.position:
             self.source.event(event_id)  # raises NotFoundError naming the trace
         if event_id is not None:
-            self._reveal(event_id)
+            # a window moved for it draws it selected at once, and the chart last: the
+            # browser draws the waterfall's answer before the chart's
+            self._choosing, self._chart_due = event_id, None
+            try:
+                self._reveal(event_id)
+            finally:
+                self._choosing = None
         self.selected = event_id
+        if self._chart_due is not None:
+            self.chart.chart, self._chart_due = self._chart_due, None
 
     def show(self, event_id: str) -> None:
         """Select the event and scroll the view's detail pane into sight in the browser
@@ -268,11 +267,16 @@ class TraceView(View):
     def _frame(self, window: tuple[int, int], axis: str, color: str) -> Frame:
         return self.timeline.frame(window, axis, max_events=self.max_events, bins=self.bins,
                                    color=color, highlighted=frozenset(self.highlighted),
-                                   selected=self.selected)
+                                   selected=self._choosing or self.selected)
 
     def _redraw(self, change: Any = None) -> None:
         self.frame = self._frame(self.window, self.axis, self.color)
-        self.chart.chart = timeline_chart(self.frame, self.color, self.width)
+        self._drawn_selected = self._choosing or self.selected
+        chart = timeline_chart(self.frame, self.color, self.width)
+        if self._choosing is None:
+            self.chart.chart = chart
+        else:
+            self._chart_due = chart
         self.status.value = self._status_html()
         if change is not None and change["name"] == "window" and self.page:
             self.page = 0          # refills the table
@@ -441,23 +445,16 @@ class TraceView(View):
             named = [(f.rule, f.message) for f in self.findings if event_id in f.event_ids]
             self.detail.value = (event_detail(event, sources, parent, named)
                                  + link_html(self.source.trace_id, event.seq))
-            links = []
-            for r in event.refs:
-                if r.event_id in sources:
-                    seq, name = sources[r.event_id]
-                    links.append((f"{r.path} ← {name} · step {seq} ({r.from_path})",
-                                  r.event_id, "arrow-left"))
-            if parent is not None and event.parent_id is not None:
-                links.append((f"inside {parent[1]} · step {parent[0]}", event.parent_id,
-                              "arrow-up"))
             buttons = []
-            for text, target, icon in links:
+            for text, target, icon in flow_links(event, sources, parent):
                 b = w.Button(description=text, icon=icon, tooltip=f"show event {target}",
                              layout=w.Layout(width="auto", max_width="100%"))
                 b.on_click(lambda _, eid=target: self.show(eid))
                 buttons.append(b)
             self.flow_bar.children = tuple(buttons)
-        if self.frame.mode == "events":   # bins do not show a selection: no new chart
+        # bins do not show a selection, and a window just moved to the event drew it: no
+        # new chart (one chart a pick: the browser redraws each)
+        if self.frame.mode == "events" and self._drawn_selected != event_id:
             self._redraw(change)
         if not self._syncing and self.table.value != event_id:
             self._syncing = True
