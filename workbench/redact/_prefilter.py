@@ -12,8 +12,7 @@ about ASCII text only), and so do strings longer than ``MAX_LENGTH`` (where the 
 gate is the faster of the two).
 
 The database takes seconds to build, so it is built once and cached in the user cache
-directory (``$XDG_CACHE_HOME/trace-workbench``, else ``~/.cache/trace-workbench``;
-``WORKBENCH_CACHE_DIR`` overrides it), under the SHA-256 of the pattern set and the
+directory (``_cache.py``), under the SHA-256 of the gate's sources, the rewrite and the
 hyperscan version: a changed pattern set gets a new file, and a file that fails to load
 is rebuilt. Without hyperscan (no wheel for the platform) the exact gate runs alone,
 with the same output.
@@ -24,11 +23,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from ._cache import cache_dir, read_cached, write_cached
 
 _hs: Any
 try:
@@ -43,15 +43,6 @@ _FORMAT = "1"  # bump when the way patterns are written changes
 #: skipping to the rare characters the gate's patterns start with, outruns a database
 #: of several hundred patterns; on short ones the database saves the gate's calls
 MAX_LENGTH = 256
-
-
-def cache_dir() -> Path:
-    """Where the compiled database is kept."""
-    env = os.environ.get("WORKBENCH_CACHE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "trace-workbench"
 
 
 def _sources() -> list[Any]:
@@ -131,11 +122,12 @@ class Prefilter:
         self._local = threading.local()
 
     def _load(self) -> Any:
-        if self.path is None or not self.path.is_file():
+        data = None if self.path is None else read_cached(self.path)
+        if data is None:
             return None
         t0 = time.perf_counter()
         try:
-            db = _hs.loadb(self.path.read_bytes(), _hs.HS_MODE_BLOCK)
+            db = _hs.loadb(data, _hs.HS_MODE_BLOCK)
             # a corrupt file fails here at the latest
             db.scan(b"", match_event_handler=_stop, scratch=_hs.Scratch(db))
         except (OSError, _hs.error, ValueError, TypeError):
@@ -153,14 +145,7 @@ class Prefilter:
                    ids=list(range(len(patterns))), elements=len(patterns), flags=flags)
         self.build_seconds = time.perf_counter() - t0
         if self.path is not None:
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-                with os.fdopen(fd, "wb") as f:
-                    f.write(_hs.dumpb(db))
-                os.replace(tmp, self.path)  # readers see the whole file or none
-            except OSError:
-                pass  # a read-only cache: built again by the next process
+            write_cached(self.path, _hs.dumpb(db))  # read-only: built again next time
         return db
 
     def passes(self, s: str) -> bool:

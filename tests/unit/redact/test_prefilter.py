@@ -156,3 +156,43 @@ def test_switched_off_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_PREFILTER", "0")
     monkeypatch.setattr(_prefilter, "_STATE", [])
     assert _prefilter.prefilter() is None
+
+
+# -- the gazetteer, kept between processes -------------------------------------------------
+
+def test_cached_json_builds_once_and_rebuilds_a_corrupt_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.redact._cache import cached_json
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
+    built: list[int] = []
+
+    def build() -> list[str]:
+        built.append(1)
+        return ["ana", "lee"]
+
+    assert cached_json("words", ("1", ("faker",)), build) == ["ana", "lee"]
+    assert cached_json("words", ("1", ("faker",)), build) == ["ana", "lee"]
+    assert len(built) == 1
+    (file,) = tmp_path.glob("words-*.json")
+    file.write_text("{not json")
+    assert cached_json("words", ("1", ("faker",)), build) == ["ana", "lee"]
+    assert len(built) == 2
+    assert cached_json("words", ("2", ("faker",)), build) == ["ana", "lee"]  # new sources
+    assert len(built) == 3 and len(list(tmp_path.glob("words-*.json"))) == 2
+
+
+@pytest.mark.slow  # builds the gazetteer (imports every Faker locale)
+def test_cached_gazetteer_is_the_built_one(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.redact import _names
+
+    monkeypatch.setenv("WORKBENCH_CACHE_DIR", str(tmp_path))
+    _names._gazetteer.cache_clear()
+    try:
+        first = _names._gazetteer()  # built and written
+        _names._gazetteer.cache_clear()
+        assert _names._gazetteer() == first == _names._build_gazetteer()  # read back
+        assert "omar" in first[0] and "silva" in first[1]
+    finally:
+        _names._gazetteer.cache_clear()
