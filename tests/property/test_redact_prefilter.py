@@ -126,3 +126,32 @@ def test_prefilter_keeps_any_text(text: str) -> None:
     assert PF is not None
     if _encoded.exact_gate(text):
         assert PF.passes(text), text
+
+
+def _fresh(s: str) -> str:
+    """An equal string that is another object (``find`` reuses what ``maybe`` saw of
+    the very object it read)."""
+    return "".join([s[:1], s[1:]]) if len(s) > 1 else s
+
+
+def test_find_after_the_gate_finds_what_it_finds_alone() -> None:
+    from workbench.redact._detect import find, maybe
+
+    strings = sorted(_bench_strings() | _test_literals())[::3]
+    gated = 0
+    for s in strings:
+        if maybe(s):
+            gated += 1
+            handed = find(s)  # right after the gate read this very object
+            maybe("an unrelated text")  # the gate's memory now holds another text
+            assert handed == find(_fresh(s)), s
+    assert gated > 500
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_find_after_the_gate_on_generated_text(text: str) -> None:
+    from workbench.redact._detect import find, maybe
+
+    if maybe(text):
+        assert find(text) == find(_fresh(text))
