@@ -170,7 +170,6 @@ def maybe(text: str) -> bool:
     after asking whether a structural anchor starts at the same place. A rule that
     matches nothing in the text matches nothing in ``find``'s masked copy of it either
     (NUL counts as a letter at a token's edges), so the promise holds."""
-    global _LAST
     if len(text) < 6:  # the shortest hit but a CJK name, an email a@b.co, has six
         return len(text) > 2 and maybe_personal(text)
     rev = text[::-1]
@@ -179,19 +178,19 @@ def maybe(text: str) -> bool:
     while m is not None:
         pairs = _TOKEN_ONLY.get(m.group())
         if pairs is None:
-            _LAST = (text, rev, first, _UNKNOWN)
+            _keep(text, rev, first, _UNKNOWN)
             return True
         start = len(text) - m.end()
         for rule, offset in pairs:
             if next(rule.scan_at(text, (start + offset,)), None) is not None:
-                _LAST = (text, rev, first, _UNKNOWN)
+                _keep(text, rev, first, _UNKNOWN)
                 return True
         if _STRUCT.match(rev, m.start()) is not None:
-            _LAST = (text, rev, first, _UNKNOWN)
+            _keep(text, rev, first, _UNKNOWN)
             return True
         m = _GATE.search(rev, m.start() + 1)
     fwd = _FWD.search(text)
-    _LAST = (text, rev, first, fwd)
+    _keep(text, rev, first, fwd)
     return fwd is not None or maybe_personal(text)
 
 
@@ -202,6 +201,12 @@ def maybe(text: str) -> bool:
 # whole, so that a thread reads one text's answers or none.
 _UNKNOWN = object()
 _LAST: tuple[str | None, str, int, Any] = (None, "", -1, _UNKNOWN)
+_KEEP_CHARS = 1 << 20  # a longer text is not held on to (nor its reversed copy)
+
+
+def _keep(text: str, rev: str, first: int, fwd: Any) -> None:
+    global _LAST
+    _LAST = (text, rev, first, fwd) if len(text) <= _KEEP_CHARS else (None, "", -1, _UNKNOWN)
 
 
 # -- find ------------------------------------------------------------------------------
