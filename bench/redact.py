@@ -51,6 +51,7 @@ is printed, not an error: the script exits 0 unless something crashed.
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import statistics
 import sys
@@ -64,6 +65,7 @@ from _redactgen import generate
 from _redactgitleaks import gitleaks_column, gitleaks_path
 from _redactpeople import people_bench, report_people
 from _redactscore import KEY, payload_text, score, summary
+from _redactspeed import report_speed, speed
 
 TARGETS = {"secret_recall": 0.99, "pii_recall": 0.95, "negatives_touched": 0.01,
            "speedup": 10.0, "people_recall_per_kind": 0.95, "people_kept": 0.99}
@@ -263,8 +265,25 @@ def main(argv: list[str] | None = None) -> int:
                     help="records per kind of the personal-data corpus (30; 0: skip it)")
     ap.add_argument("--no-presidio", action="store_true",
                     help="do not run Presidio on the personal-data corpus")
+    ap.add_argument("--speed", action="store_true",
+                    help="only the redaction speed on the ingest bench's OTLP spans")
+    ap.add_argument("--speed-spans", type=int, default=200_000,
+                    help="spans of the --speed file (200000)")
+    ap.add_argument("--speed-baseline", metavar="DIR",
+                    help="a checkout of another commit to measure beside ours")
+    ap.add_argument("--speed-check", action="store_true",
+                    help="also check that the prefilter rejects no string the exact "
+                    "gate passes (first run)")
     args = ap.parse_args(argv)
 
+    if args.speed:
+        doc_speed = speed(args.speed_spans, args.repeat, args.speed_baseline,
+                          args.speed_check)
+        if args.json:
+            print(json.dumps(doc_speed, indent=2))
+        else:
+            report_speed(doc_speed)
+        return 0
     records = generate(args.seed, args.per_type)
     texts = [payload_text(r) for r in records]
     nbytes = sum(len(t.encode()) for t in texts)

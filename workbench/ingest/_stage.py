@@ -186,11 +186,7 @@ class Stager:
         red = self.redactor
         if red is None or type(value) is not str:
             return value
-        outer, red.hits = red.hits, Counter()
-        try:
-            return red.value(value)
-        finally:
-            red.hits = outer
+        return red.ident(value)
 
     def add(self, ev: RawEvent, src: int) -> None:
         trace_id, event_id, kind, status = ev.trace_id, ev.event_id, ev.kind, ev.status

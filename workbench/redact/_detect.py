@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Any
 
 from . import _pii, _textrules
 from ._catalog import (
@@ -173,18 +174,39 @@ def maybe(text: str) -> bool:
         return len(text) > 2 and maybe_personal(text)
     rev = text[::-1]
     m = _GATE.search(rev)
+    first = -1 if m is None else m.start()
     while m is not None:
         pairs = _TOKEN_ONLY.get(m.group())
         if pairs is None:
+            _keep(text, rev, first, _UNKNOWN)
             return True
         start = len(text) - m.end()
         for rule, offset in pairs:
             if next(rule.scan_at(text, (start + offset,)), None) is not None:
+                _keep(text, rev, first, _UNKNOWN)
                 return True
         if _STRUCT.match(rev, m.start()) is not None:
+            _keep(text, rev, first, _UNKNOWN)
             return True
         m = _GATE.search(rev, m.start() + 1)
-    return _FWD.search(text) is not None or maybe_personal(text)
+    fwd = _FWD.search(text)
+    _keep(text, rev, first, fwd)
+    return fwd is not None or maybe_personal(text)
+
+
+# What ``maybe`` saw of the last text it read, for ``find`` on the same text (the walk
+# calls ``find`` right after the gate passed a string): the reversed text, where the
+# first anchor of the reversed text starts (-1: none; no anchor starts before it) and
+# the forward match (``_UNKNOWN`` when the gate did not search). One tuple, replaced
+# whole, so that a thread reads one text's answers or none.
+_UNKNOWN = object()
+_LAST: tuple[str | None, str, int, Any] = (None, "", -1, _UNKNOWN)
+_KEEP_CHARS = 1 << 20  # a longer text is not held on to (nor its reversed copy)
+
+
+def _keep(text: str, rev: str, first: int, fwd: Any) -> None:
+    global _LAST
+    _LAST = (text, rev, first, fwd) if len(text) <= _KEEP_CHARS else (None, "", -1, _UNKNOWN)
 
 
 # -- find ------------------------------------------------------------------------------
@@ -222,9 +244,16 @@ def find(text: str) -> list[Hit]:
     """Every secret and personal datum in ``text``: non-overlapping hits sorted by
     start, never inside a token (``«…»``), a data: URI or an integrity string."""
     masked = mask_protected(text)
-    rev = masked[::-1]
-    first_kw, first_struct = _KW.search(rev), _STRUCT.search(rev)
-    first_fwd = _FWD.search(masked)
+    last = _LAST
+    if last[0] is masked:  # the gate just read this very text: its anchors start there
+        rev, first, fwd = last[1], last[2], last[3]
+        first_kw = None if first < 0 else _KW.search(rev, first)
+        first_struct = None if first < 0 else _STRUCT.search(rev, first)
+        first_fwd = _FWD.search(masked) if fwd is _UNKNOWN else fwd
+    else:
+        rev = masked[::-1]
+        first_kw, first_struct = _KW.search(rev), _STRUCT.search(rev)
+        first_fwd = _FWD.search(masked)
     personal = find_personal(masked)  # each of its finders has its own cheap gate
     if first_kw is None and first_struct is None and first_fwd is None and not personal:
         return []

@@ -21,8 +21,9 @@ import re
 from urllib.parse import quote, quote_plus, unquote, unquote_plus
 
 from ._detect import find, maybe
+from ._prefilter import Prefilter, prefilter
 
-__all__ = ["disjoint", "encoded_spans", "gate"]
+__all__ = ["disjoint", "encoded_spans", "exact_gate", "gate"]
 
 Span = tuple[int, int, str, str]  # start, end, category, detector
 _ROUNDS = 3
@@ -68,7 +69,23 @@ def _b64_json(s: str) -> list[tuple[int, int, str]]:
 
 def gate(s: str) -> bool:
     """The detectors' cheap gate, also on the decoded text of a string holding ``%``
-    or a base64 JSON opening."""
+    or a base64 JSON opening; behind the compiled prefilter where there is one."""
+    pf = _PREFILTER[0] if _PREFILTER else _first_prefilter()
+    if pf is not None and not pf.passes(s):
+        return False
+    return exact_gate(s)
+
+
+_PREFILTER: list[Prefilter | None] = []
+
+
+def _first_prefilter() -> Prefilter | None:
+    _PREFILTER.append(prefilter())
+    return _PREFILTER[0]
+
+
+def exact_gate(s: str) -> bool:
+    """``gate`` without the prefilter."""
     return (maybe(s) or ("%" in s and any(maybe(d) for d in _decodings(s)))
             or any(maybe(text) for _, _, text in _b64_json(s)))
 

@@ -28,6 +28,7 @@ import re
 import unicodedata
 from functools import cache
 
+from ._cache import cached_json
 from ._hits import Hit, lower_same_length, words_re
 from ._keys import key_parts
 
@@ -80,7 +81,16 @@ def _raw_given() -> frozenset[str]:
 
 @cache
 def _gazetteer() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """(given names, surnames, given names with the stop list's words), folded."""
+    """(given names, surnames, given names with the stop list's words), folded; kept in
+    the user cache (building imports 48 Faker locales: a second of a process's start)."""
+    sources = ("1", ("faker",), unicodedata.unidata_version, _LOCALES, _GIVEN_ATTRS,
+               _SURNAME_ATTRS, sorted(_NOT_NAMES), sorted(_ARABIC_FOLD.items()))
+    given, surnames, raw = cached_json("gazetteer", sources, lambda: [
+        sorted(x) for x in _build_gazetteer()])
+    return frozenset(given), frozenset(surnames), frozenset(raw)
+
+
+def _build_gazetteer() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     raw_given: set[str] = set()
     raw_surnames: set[str] = set()
     for loc in _LOCALES:

@@ -223,8 +223,10 @@ class Redactor:
         self._key = _check_key(key)
         self.hits: Counter[str] = Counter()
         self._hex: dict[str, str] = {}
-        # ordinary-key strings already seen: (redacted text or None if unchanged, hits)
-        self._seen: dict[str, tuple[str | None, dict[str, int] | None]] = {}
+        # strings already seen: (redacted text or None if unchanged, hits), keyed by the
+        # string (under an ordinary key) or by (string, key class, key)
+        self._seen: dict[str | tuple[str, int, str | None],
+                         tuple[str | None, dict[str, int] | None]] = {}
         self._seen_chars = 0
 
     def token(self, category: str, value: str, detector: str | None = None) -> str:
@@ -256,6 +258,18 @@ class Redactor:
         if not _gate(s):
             return s
         return self._settled(s, spans_of)
+
+    def ident(self, s: str) -> str:
+        """An id redacted like any text (a secret inside becomes its token), without
+        counting in ``hits``: most ids were seen before, and are answered from memory."""
+        memo = self._seen.get(s)
+        if memo is not None:
+            return s if memo[0] is None else memo[0]
+        outer, self.hits = self.hits, Counter()
+        try:
+            return self._plain_string(s)
+        finally:
+            self.hits = outer
 
     def value(self, v: Any) -> Any:
         """A JSON value with its secrets and personal data replaced (the same object
@@ -341,11 +355,29 @@ class Redactor:
     def _string(self, s: str, ctx: int, key: str | None) -> str:
         if ctx == _NONE:
             return self._plain_string(s)
-        doc = _json_doc(s)
-        if doc is not _NOT_JSON:  # a document is judged by its values alone
-            new = self._walk(doc, ctx, key)
-            return s if new is doc else dumps(new)
-        return self._settled(s, lambda t: _plan(t, ctx, key, _gate(t)))
+        # what a string under a classed key (name, contact, password …) becomes depends
+        # on the string, the class and the key alone: remembered like the others
+        memo_key = (s, ctx, key)
+        memo = self._seen.get(memo_key)
+        if memo is not None:
+            out, hits = memo
+            if hits:
+                self.hits.update(hits)
+            return s if out is None else out
+        outer, self.hits = self.hits, Counter()
+        try:
+            doc = _json_doc(s)
+            if doc is not _NOT_JSON:  # a document is judged by its values alone
+                walked = self._walk(doc, ctx, key)
+                new = s if walked is doc else dumps(walked)
+            else:
+                new = self._settled(s, lambda t: _plan(t, ctx, key, _gate(t)))
+            found = dict(self.hits)
+        finally:
+            outer.update(self.hits)
+            self.hits = outer
+        self._remember(memo_key, s, None if new is s else new, found or None)
+        return new
 
     def _plain_string(self, s: str) -> str:
         """A string under an ordinary key: what it becomes depends on the string alone,
@@ -358,7 +390,7 @@ class Redactor:
                 self.hits.update(hits)
             return s if out is None else out
         if not _gate(s):
-            self._remember(s, None, None)
+            self._remember(s, s, None, None)
             return s
         outer, self.hits = self.hits, Counter()
         try:
@@ -372,10 +404,11 @@ class Redactor:
         finally:
             outer.update(self.hits)
             self.hits = outer
-        self._remember(s, None if new is s else new, found or None)
+        self._remember(s, s, None if new is s else new, found or None)
         return new
 
-    def _remember(self, s: str, out: str | None, hits: dict[str, int] | None) -> None:
+    def _remember(self, memo_key: str | tuple[str, int, str | None], s: str, out: str | None,
+                  hits: dict[str, int] | None) -> None:
         if len(s) > _MAX_SEEN_STRING:
             return
         size = self._seen_chars + len(s) + (len(out) if out is not None else 0)
@@ -383,7 +416,7 @@ class Redactor:
             self._seen.clear()
             size = len(s)
         self._seen_chars = size
-        self._seen[s] = _CLEAN if out is None and hits is None else (out, hits)
+        self._seen[memo_key] = _CLEAN if out is None and hits is None else (out, hits)
 
     def _settled(self, s: str, plan: Callable[[str], list[Span]]) -> str:
         """``s`` with what ``plan`` finds replaced, and again until nothing more is found:

@@ -259,3 +259,34 @@ def test_scan_of_a_redacted_value_is_empty(r):
          "password": "hunter2", "session_token": RANDOM}
     assert scan_value(v)
     assert scan_value(r.value(v)) == []
+
+
+def test_values_under_classed_keys_are_remembered(monkeypatch) -> None:
+    from workbench.redact import _walk
+
+    calls = []
+    real = _walk._plan
+    monkeypatch.setattr(_walk, "_plan", lambda *a: calls.append(a[0]) or real(*a))
+    r = Redactor(bytes(range(32)))
+    doc = {"name": "Ana Lee", "password": "hunter2", "contact": "not a person"}
+    first = r.value(doc)
+    planned = len(calls)
+    second = r.value(dict(doc))
+    assert first == second == {"name": first["name"], "password": first["password"],
+                               "contact": "not a person"}
+    assert first["name"].startswith("«person:") and first["password"].startswith("«secret:")
+    assert {"Ana Lee", "hunter2", "not a person"} <= set(calls)
+    assert len(calls) == planned  # the second time, all three from memory
+    assert r.hits == {"person-name": 2, "secret-field": 2}  # counted every time
+    # the same string under another key is judged again
+    assert r.value({"note": "hunter2"}) == {"note": "hunter2"}
+
+
+def test_ident_is_redacted_but_not_counted() -> None:
+    r = Redactor(bytes(range(32)))
+    token = "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"
+    assert r.ident("span-1") == "span-1"
+    got = r.ident(f"run-{token}")
+    assert token not in got and got.startswith("run-«secret:github-pat:")
+    assert r.ident(f"run-{token}") == got and not r.hits
+    assert r.value(f"run-{token}") == got and r.hits == {"github-pat": 1}

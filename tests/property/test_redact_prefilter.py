@@ -1,0 +1,157 @@
+"""The compiled prefilter never rejects a string the exact gate passes: over the labelled
+redaction corpora of the bench (several seeds), the people corpus, every string literal
+of the redaction tests, their case variants, and Hypothesis-generated strings."""
+
+from __future__ import annotations
+
+import ast
+import json
+import string
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workbench.redact import _encoded, _prefilter
+
+ROOT = Path(__file__).resolve().parents[2]
+PF = _prefilter.prefilter()
+pytestmark = pytest.mark.skipif(PF is None, reason="hyperscan is not installed here")
+
+
+def _strings(v: Any) -> Iterator[str]:
+    if isinstance(v, str):
+        yield v
+        head = v.lstrip()[:1]
+        if head in ("{", "["):
+            try:
+                doc = json.loads(v)
+            except ValueError:
+                return
+            yield from _strings(doc)
+    elif isinstance(v, dict):
+        for k, x in v.items():
+            yield str(k)
+            yield from _strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from _strings(x)
+
+
+def _variants(s: str) -> list[str]:
+    return [s, s.upper(), s.lower(), s.swapcase(), s.title()]
+
+
+def _bench_strings() -> set[str]:
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        import _redactgen
+        import _redactgen_people
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    out: set[str] = set()
+    for seed in range(4):
+        for rec in _redactgen.generate(seed=seed, per_type=8):
+            payload = rec["payload"]
+            out.update(_strings(payload))
+            if not isinstance(payload, str):
+                out.add(json.dumps(payload, ensure_ascii=False))
+            if rec.get("secret"):
+                out.add(str(rec["secret"]))
+        for rec in _redactgen_people.generate(seed, 8):
+            out.update(_strings(rec))
+    return out
+
+
+def _test_literals() -> set[str]:
+    out: set[str] = set()
+    folders = [ROOT / "tests" / "unit" / "redact", ROOT / "tests" / "property",
+               ROOT / "tests" / "hostile"]
+    for folder in folders:
+        for path in sorted(folder.glob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            out.update(n.value for n in ast.walk(tree)
+                       if isinstance(n, ast.Constant) and isinstance(n.value, str))
+    return out
+
+
+def _missed(strings: set[str]) -> list[str]:
+    assert PF is not None
+    return sorted(s for s in strings for v in _variants(s)
+                  if not PF.passes(v) and _encoded.exact_gate(v))[:20]
+
+
+def test_prefilter_keeps_every_bench_string() -> None:
+    strings = _bench_strings()
+    assert len(strings) > 5000
+    # the corpora hold strings the gate passes and strings the prefilter rejects
+    passed = sum(_encoded.exact_gate(s) for s in strings)
+    rejected = sum(not PF.passes(s) for s in strings)
+    assert passed > 1000 and rejected > 100
+    assert _missed(strings) == []
+
+
+def test_prefilter_keeps_every_test_literal() -> None:
+    strings = _test_literals()
+    assert len(strings) > 500
+    assert _missed(strings) == []
+
+
+# ASCII text rich in what the anchors look for: symbols, digits, capitals, key words
+_ALPHABET = string.ascii_letters + string.digits + " \t\n_-.:=@+/%\"'<>[]{}()?!#$&*;,~`|\\"
+_WORDS = ["password", "token", "api_key", "Bearer ", "Basic ", "name", "Dear ", "Mr. ",
+          "born ", "DOB", "ssn", "address", "ghp_", "xoxb-", "AKIA", "eyJ", "-----BEGIN",
+          "://", "@", "::", "+1 ", "555-", "Street", "Rue ", "curl -u ", "--password ",
+          "<password>", "\"value\":", "kind: Secret", "%3D", "GB82", "4111 1111"]
+_texts = st.lists(st.one_of(st.text(alphabet=_ALPHABET, max_size=12),
+                            st.sampled_from(_WORDS)), max_size=8).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_texts)
+def test_prefilter_keeps_generated_text(text: str) -> None:
+    assert PF is not None
+    for v in _variants(text):
+        if _encoded.exact_gate(v):
+            assert PF.passes(v), v
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_prefilter_keeps_any_text(text: str) -> None:
+    assert PF is not None
+    if _encoded.exact_gate(text):
+        assert PF.passes(text), text
+
+
+def _fresh(s: str) -> str:
+    """An equal string that is another object (``find`` reuses what ``maybe`` saw of
+    the very object it read)."""
+    return "".join([s[:1], s[1:]]) if len(s) > 1 else s
+
+
+def test_find_after_the_gate_finds_what_it_finds_alone() -> None:
+    from workbench.redact._detect import find, maybe
+
+    strings = sorted(_bench_strings() | _test_literals())[::3]
+    gated = 0
+    for s in strings:
+        if maybe(s):
+            gated += 1
+            handed = find(s)  # right after the gate read this very object
+            maybe("an unrelated text")  # the gate's memory now holds another text
+            assert handed == find(_fresh(s)), s
+    assert gated > 500
+
+
+@settings(max_examples=300, deadline=None)
+@given(_texts)
+def test_find_after_the_gate_on_generated_text(text: str) -> None:
+    from workbench.redact._detect import find, maybe
+
+    if maybe(text):
+        assert find(text) == find(_fresh(text))

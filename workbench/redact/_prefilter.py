@@ -1,0 +1,194 @@
+"""A compiled prefilter in front of the redaction gate (``_encoded.gate``).
+
+Of the distinct strings of a trace, about one in a hundred holds anything to redact;
+the exact gate (``_detect.maybe``, ``_personal.maybe_personal`` and the encoded-text
+checks) is a handful of Python regex searches per string. The prefilter is one
+hyperscan database holding every anchor of those gates, generated from the gates'
+own patterns (``_rewrite.superset_parts``: exact where hyperscan can, a superset where
+a lookaround or a back-reference must go), so the two cannot drift. A string it does
+not match cannot pass the exact gate; one it matches goes to the exact gate, which
+decides. Strings that are not ASCII always go to the exact gate (the rewrite reasons
+about ASCII text only), and so do strings longer than ``MAX_LENGTH`` (where the exact
+gate is the faster of the two).
+
+The database takes seconds to build, so it is built once and cached in the user cache
+directory (``_cache.py``), under the SHA-256 of the gate's sources, the rewrite and the
+hyperscan version: a changed pattern set gets a new file, and a file that fails to load
+is rebuilt. Without hyperscan (no wheel for the platform) the exact gate runs alone,
+with the same output.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from ._cache import cache_dir, read_cached, write_cached
+
+_hs: Any
+try:
+    import hyperscan as _hs
+except ImportError:  # pragma: no cover - no wheel for this platform
+    _hs = None
+
+__all__ = ["Prefilter", "prefilter"]
+
+_FORMAT = "1"  # bump when the way patterns are written changes
+#: longer strings go straight to the exact gate: on long text Python's regex engine,
+#: skipping to the rare characters the gate's patterns start with, outruns a database
+#: of several hundred patterns; on short ones the database saves the gate's calls
+MAX_LENGTH = 256
+
+
+def _sources() -> list[Any]:
+    """What the exact gate is made of: its anchors, its regexes and the rules of the
+    anchors that stand for token rules only (cheap to list; hashed for the cache)."""
+    from . import _catalog, _detect, _encoded, _personal
+
+    words = sorted(set(_catalog.LITERAL_ANCHORS) | set(_detect._STRUCT_ANCHORS))
+    token_only = {w: [rule.regex for rule, _ in _detect._TOKEN_ONLY[w[::-1]]]
+                  for w in words if w[::-1] in _detect._TOKEN_ONLY}
+    return [words, token_only, _detect._STRUCT_ALTS, _detect._FWD, _personal._SHAPES,
+            _personal._GATE_WORDS, _encoded._B64_JSON]
+
+
+def gate_patterns(sources: list[Any] | None = None) -> list[tuple[str, bool]]:
+    """``(pattern, case-insensitive)`` for every anchor of the exact gate, generated from
+    the gates' own regexes and word lists; some pattern matches an ASCII string
+    wherever the exact gate passes it."""
+    from ._rewrite import superset_parts
+
+    words, token_only, struct_alts, fwd, shapes, gate_words, b64 = sources or _sources()
+    out: list[tuple[str, bool]] = []
+    # _detect._GATE, read on the reversed text: its literal anchors (an anchor that
+    # stands only for token rules counts where one of them matches: the rules take its
+    # place), then each structural alternative (first character + rest) on its own
+    for w in words:
+        if w in token_only:
+            out += [(p, False) for rx in token_only[w] for p in superset_parts(rx)]
+        else:
+            out.append((re.escape(w), False))
+    for first, _kind, rest in struct_alts:
+        alt = re.compile(re.escape(first) + rest)
+        out += [(p, False) for p in superset_parts(alt, reverse=True)]
+    # _detect._FWD and the personal-data shapes, on the text as it is
+    out += [(p, False) for p in superset_parts(fwd)]
+    out += [(p, False) for p in superset_parts(shapes)]
+    # the personal-data words as the gates read them (where no shape stands, one of
+    # them must), searched in the lower-cased text
+    out += [(p, True) for p in superset_parts(gate_words, icase=True)]
+    # _encoded.gate: percent-encoded text and base64 JSON openings
+    out += [("%", False)]
+    out += [(p, False) for p in superset_parts(b64)]
+    return list(dict.fromkeys(out))
+
+
+def _key(sources: list[Any]) -> str:
+    """The cache key: the gate's sources, how they are rewritten, the engine's version."""
+    def text(x: Any) -> Any:
+        if isinstance(x, re.Pattern):
+            return (x.pattern, x.flags)
+        if isinstance(x, dict):
+            return sorted((k, text(v)) for k, v in x.items())
+        if isinstance(x, (list, tuple)):
+            return [text(v) for v in x]
+        return x
+    rewrite = Path(__file__).with_name("_rewrite.py").read_bytes()
+    digest = hashlib.sha256(repr((_FORMAT, getattr(_hs, "__version__", ""),
+                                  text(sources))).encode())
+    digest.update(rewrite)
+    return digest.hexdigest()[:32]
+
+
+class Prefilter:
+    """One compiled database of the patterns ``gate_patterns(sources)`` writes;
+    ``passes(s)`` is False only where none of them matches ``s``."""
+
+    def __init__(self, sources: list[Any], directory: Path | None) -> None:
+        if _hs is None:
+            raise RuntimeError("hyperscan is not installed")
+        self.sources = sources
+        self.patterns: list[tuple[str, bool]] | None = None  # written when built
+        self.key = _key(sources)
+        self.path = None if directory is None else directory / f"prefilter-{self.key}.hsdb"
+        self.build_seconds: float | None = None
+        self.load_seconds: float | None = None
+        self._db = self._load() or self._build()
+        self._local = threading.local()
+
+    def _load(self) -> Any:
+        data = None if self.path is None else read_cached(self.path)
+        if data is None:
+            return None
+        t0 = time.perf_counter()
+        try:
+            db = _hs.loadb(data, _hs.HS_MODE_BLOCK)
+            # a corrupt file fails here at the latest
+            db.scan(b"", match_event_handler=_stop, scratch=_hs.Scratch(db))
+        except (OSError, _hs.error, ValueError, TypeError):
+            return None  # corrupt or from another hyperscan build: rebuilt below
+        self.load_seconds = time.perf_counter() - t0
+        return db
+
+    def _build(self) -> Any:
+        t0 = time.perf_counter()
+        patterns = self.patterns = gate_patterns(self.sources)
+        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+        flags = [_hs.HS_FLAG_SINGLEMATCH | (_hs.HS_FLAG_CASELESS if icase else 0)
+                 for _, icase in patterns]
+        db.compile(expressions=[p.encode() for p, _ in patterns],
+                   ids=list(range(len(patterns))), elements=len(patterns), flags=flags)
+        self.build_seconds = time.perf_counter() - t0
+        if self.path is not None:
+            write_cached(self.path, _hs.dumpb(db))  # read-only: built again next time
+        return db
+
+    def passes(self, s: str) -> bool:
+        """Whether ``s`` must go to the exact gate."""
+        if len(s) > MAX_LENGTH or not s.isascii():
+            return True
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _hs.Scratch(self._db)
+        box = _Box()
+        self._db.scan(s.encode(), match_event_handler=_found, context=box, scratch=scratch)
+        return box.hit
+
+
+class _Box:
+    __slots__ = ("hit",)
+
+    def __init__(self) -> None:
+        self.hit = False
+
+
+def _found(_id: int, _start: int, _end: int, _flags: int, box: _Box) -> bool:
+    box.hit = True
+    return False  # go on (stopping raises, which costs more than the rest of the scan)
+
+
+def _stop(*_args: Any) -> bool:
+    return False
+
+
+_LOCK = threading.Lock()
+_STATE: list[Prefilter | None] = []
+
+
+def prefilter() -> Prefilter | None:
+    """The process's prefilter (built or loaded on first use), or None without
+    hyperscan or with ``WORKBENCH_PREFILTER=0``."""
+    if _STATE:
+        return _STATE[0]
+    with _LOCK:
+        if not _STATE:
+            got = None
+            if _hs is not None and os.environ.get("WORKBENCH_PREFILTER", "1") != "0":
+                got = Prefilter(_sources(), cache_dir())
+            _STATE.append(got)
+    return _STATE[0]
