@@ -14,10 +14,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import InputError, NotFoundError, UsageError
 from ..store import atomic_write
@@ -28,6 +29,8 @@ from ._digest import decimal_text, digest
 from ._values import PathChange, diff_values
 
 __all__ = ["FixtureResult", "ShadowResult", "fixtures_in", "shadow"]
+
+R = TypeVar("R")
 
 EXIT_PATH = "$exit"
 _SUFFIXES = (".old", ".new", ".old.stdout", ".old.stderr", ".new.stdout", ".new.stderr")
@@ -105,12 +108,8 @@ def shadow(old: str, new: str, fixtures_dir: str | os.PathLike[str], *,
            glob: str | None = None, timeout: float = 120.0,
            jobs: int | None = None) -> ShadowResult:
     """Run both builds (commands with ``{fixture}``) on every fixture and compare."""
-    old_argv, new_argv = parse_command(old, "--old"), parse_command(new, "--new")
-    folder = Path(fixtures_dir)
-    files = fixtures_in(folder, glob)
-    out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        _check_out(out_dir, folder)
+    old_argv, new_argv, folder, files, out_dir = plan_shadow(old, new, fixtures_dir,
+                                                             glob, out)
     canon = canon or Canon()
 
     def one(path: Path) -> FixtureResult:
@@ -123,13 +122,33 @@ def shadow(old: str, new: str, fixtures_dir: str | os.PathLike[str], *,
             result.problem = "a build modified the fixture (fixtures are read-only inputs)"
         return result
 
-    workers = max(1, jobs if jobs is not None else min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(one, files))
+    results = each_fixture(one, files, jobs)
     if out_dir is not None:
         for r in results:
             r.files = _write(out_dir, r, canon)
     return ShadowResult(results, out_dir)
+
+
+def plan_shadow(old: str, new: str, fixtures_dir: str | os.PathLike[str], glob: str | None,
+                out: str | os.PathLike[str] | None
+                ) -> tuple[list[str], list[str], Path, list[Path], Path | None]:
+    """Both builds' argv, the fixtures folder and its files, and the checked ``--out``
+    folder: what every shadow run starts from."""
+    old_argv, new_argv = parse_command(old, "--old"), parse_command(new, "--new")
+    folder = Path(fixtures_dir)
+    files = fixtures_in(folder, glob)
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        _check_out(out_dir, folder)
+    return old_argv, new_argv, folder, files, out_dir
+
+
+def each_fixture(one: Callable[[Path], R], files: list[Path], jobs: int | None) -> list[R]:
+    """``one`` on every fixture, in order, on up to ``jobs`` threads (the builds are
+    processes; at most 4 by default)."""
+    workers = max(1, jobs if jobs is not None else min(4, os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(one, files))
 
 
 def _check_out(out: Path, folder: Path) -> None:

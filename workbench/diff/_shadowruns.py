@@ -22,16 +22,15 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..model import UsageError
 from ..stats import Comparison, Rate, compare_rates
-from ._builds import BuildRun, parse_command, run_build
+from ._builds import BuildRun, run_build
 from ._canonfile import Canon
-from ._shadow import FixtureResult, _check_out, _sha, _write, compare, fixtures_in
+from ._shadow import FixtureResult, _sha, _write, compare, each_fixture, plan_shadow
 from ._values import PathChange
 
 __all__ = ["FAILED_PATH", "FieldRate", "FixtureRates", "ShadowRunsResult", "field_rates",
@@ -191,12 +190,8 @@ def shadow_runs(old: str, new: str, fixtures_dir: str | os.PathLike[str], *, run
         raise UsageError(f"--runs {runs}: each build runs 2..{MAX_RUNS} times per fixture",
                          hint="one run per build is a plain shadow run (leave out --runs)")
     compare_rates((0, 1), (0, 1), max_rate=0.0, alpha=alpha, margin=margin)  # the checks
-    old_argv, new_argv = parse_command(old, "--old"), parse_command(new, "--new")
-    folder = Path(fixtures_dir)
-    files = fixtures_in(folder, glob)
-    out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        _check_out(out_dir, folder)
+    old_argv, new_argv, folder, files, out_dir = plan_shadow(old, new, fixtures_dir,
+                                                             glob, out)
     canon = canon or Canon()
 
     def one(path: Path) -> FixtureRates:
@@ -220,9 +215,7 @@ def shadow_runs(old: str, new: str, fixtures_dir: str | os.PathLike[str], *, run
         res.evidence = _evidence(fields, news, reference, name, canon)
         return res
 
-    workers = max(1, jobs if jobs is not None else min(4, os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(one, files))
+    results = each_fixture(one, files, jobs)
     if out_dir is not None:
         for r in results:
             shown = FixtureResult(r.fixture, "same" if r.evidence is None else "changed",
