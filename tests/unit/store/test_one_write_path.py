@@ -185,7 +185,11 @@ def test_the_watch_names_a_write_from_outside_the_store_package(tmp_path, capsys
 #: Parquet/Arrow writer calls outside workbench/store, and why each may stay
 ALLOWED = {"fixtures/_write.py": "a fixture version's trace.parquet, in the fixtures folder",
            "redact/_parquet.py": "redact apply's copy of a user's Parquet file: encoded in "
-                                 "memory, then written with atomic_write"}
+                                 "memory, then written with atomic_write",
+           "rules/_spark.py": "the Spark shuffle plan's trace -> partition table, Arrow IPC "
+                              "bytes in memory handed to the executors; no file",
+           "rules/_sparktask.py": "a Spark task's partitions as Arrow IPC blocks in memory, "
+                                  "which Spark moves as bytes; no file"}
 _WRITER_NAMES = {"write_table", "ParquetWriter", "write_to_dataset", "write_dataset",
                  "write_feather", "new_file", "new_stream", "OSFile", "output_stream"}
 
