@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 from ..ingest import check_env
 from ..model import UsageError, dumps_bytes
 from ..redact import Redactor
-from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host, stop_on
+from ..serve import PEER, HttpServer, Limits, Reply, bind, check_host, signals_held, stop_on
 from ..store import Store
 from ._commit import Committer
 from ._request import JSON, PROTOBUF, Export, Refused, decode_body, media_type, split
@@ -245,13 +245,15 @@ def collect(store: Store, settings: Settings | None = None, *,
             "idle": s.idle, "recovered": recovered}))
     finally:
         sock.close()
-        app.decoder.shutdown(wait=True)
-        try:
-            while traces.open:
-                traces.commit(traces.due(0.0, everything=True, most=_BATCH), app.committer)
-            traces.close()
-        finally:
-            app.committer.close()
+        with signals_held(stopper):
+            app.decoder.shutdown(wait=True)
+            try:
+                while traces.open:
+                    traces.commit(traces.due(0.0, everything=True, most=_BATCH),
+                                  app.committer)
+                traces.close()
+            finally:
+                app.committer.close()
         result.traces = traces.committed
         result.spans_committed, result.spans_lost = traces.spans_committed, traces.spans_lost
     return result

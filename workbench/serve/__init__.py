@@ -12,9 +12,9 @@ from ._failures import MODES, Failure
 from ._http import PEER, HttpServer, Limits, Reply, error_reply
 from ._mcp import McpRecording, load_mcp, serve_mcp
 from ._scenario import Scenario, load_sources, parse_failures
-from ._server import SERVED_HEADER, ServeResult, bind, check_host, serve, stop_on
+from ._server import SERVED_HEADER, ServeResult, bind, check_host, serve, signals_held, stop_on
 
 __all__ = ["MODES", "PEER", "SERVED_HEADER", "Failure", "HttpServer", "Limits", "ListenError",
            "McpRecording", "RecordingError", "Reply", "Scenario", "ScenarioError",
            "ServeResult", "bind", "check_host", "error_reply", "load_mcp", "load_sources",
-           "parse_failures", "serve", "serve_mcp", "stop_on"]
+           "parse_failures", "serve", "serve_mcp", "signals_held", "stop_on"]

@@ -10,13 +10,15 @@ serves until SIGINT or SIGTERM (or ``stop``), and commits what it recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import ipaddress
 import os
 import signal
 import socket
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
@@ -31,7 +33,8 @@ from ._match import Matcher, Request
 from ._recorder import Recorder, commit_orphans, new_trace_id
 from ._scenario import Scenario, load_sources, parse_failures
 
-__all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve", "stop_on"]
+__all__ = ["SERVED_HEADER", "ServeResult", "bind", "check_host", "serve", "signals_held",
+           "stop_on"]
 
 SERVED_HEADER = "x-workbench-served"
 """Set on every answer: ``recording`` (a recorded exchange as recorded), ``injected`` (one
@@ -252,7 +255,8 @@ def serve(sources: list[str | os.PathLike[str]], store: Store, *, host: str = "1
             "exchanges": len(scenario.exchanges)}))
     finally:
         sock.close()
-        committed = recorder.commit()
+        with signals_held(stopper):
+            committed = recorder.commit()
     return ServeResult(url, scenario.name, trace_id, recorder.count, app.unmatched,
                        str(store.root), committed, recovered)
 
@@ -269,6 +273,24 @@ def stop_on(server: HttpServer, stopper: Callable[[Callable[[], None]], None] | 
     def stop() -> None:
         loop.call_soon_threadsafe(server.stop)
     stopper(stop)
+
+
+@contextlib.contextmanager
+def signals_held(stopper: object | None) -> Iterator[None]:
+    """While what the server recorded is committed, a second SIGINT or SIGTERM (say, a
+    supervisor's after the first) is ignored instead of killing the commit halfway; the
+    handlers are given back after. Only where signals stop the server (``stopper`` is
+    None) and only on the main thread, the one Python delivers signals to."""
+    if stopper is not None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGINT,
+                                                                 signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
 
 
 async def _run(server: HttpServer, stopper: Callable[[Callable[[], None]], None] | None,
