@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import UsageError
-from ..stats import compare_rates
+from ..stats import check_comparison
 from ..store import Store, to_rows
 from ._canonfile import Canon
 from ._shadowruns import FieldRate, rate_fields
@@ -131,7 +131,7 @@ def shadow_builds(store: Store, spec: str, *, canon: Canon | None = None,
     is then not counted among the runs."""
     base, candidate = _parse(spec)
     golden = store.resolve_trace_id(reference) if reference is not None else None
-    compare_rates((0, 1), (0, 1), max_rate=0.0, alpha=alpha, margin=margin)  # the checks
+    check_comparison(alpha, margin)
     canon = canon or Canon()
     runs = _runs(store, base, candidate, scenario)
     seen = {b for sides in runs.values() for b, ids in sides.items() if ids}

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..model import UsageError
-from ..stats import Comparison, Rate, compare_rates
+from ..stats import Comparison, Rate, check_comparison, compare_rates
 from ._builds import BuildRun, run_build
 from ._canonfile import Canon
 from ._shadow import FixtureResult, _sha, _write, compare, each_fixture, plan_shadow
@@ -189,7 +189,7 @@ def shadow_runs(old: str, new: str, fixtures_dir: str | os.PathLike[str], *, run
     if not 2 <= runs <= MAX_RUNS:
         raise UsageError(f"--runs {runs}: each build runs 2..{MAX_RUNS} times per fixture",
                          hint="one run per build is a plain shadow run (leave out --runs)")
-    compare_rates((0, 1), (0, 1), max_rate=0.0, alpha=alpha, margin=margin)  # the checks
+    check_comparison(alpha, margin)
     old_argv, new_argv, folder, files, out_dir = plan_shadow(old, new, fixtures_dir,
                                                              glob, out)
     canon = canon or Canon()

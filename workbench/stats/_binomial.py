@@ -150,12 +150,18 @@ def _p_value(k1: int, n1: int, k2: int, n2: int) -> float:
     return min(1.0, p) if not math.isnan(p) else 1.0
 
 
+def check_comparison(alpha: float, margin: float) -> None:
+    """Refuse an ``alpha`` or ``margin`` that is not a rate (``RATE_INVALID``), before
+    any run is made to be compared."""
+    _check_rate("alpha", alpha)
+    _check_rate("margin", margin, top=False)
+
+
 def compare_rates(base: tuple[int, int], candidate: tuple[int, int], *, max_rate: float,
                   alpha: float = 0.05, margin: float = 0.10,
                   confidence: float = CONFIDENCE) -> Comparison:
     """``(violations, runs)`` of a base build and a candidate compared."""
-    _check_rate("alpha", alpha)
-    _check_rate("margin", margin, top=False)
+    check_comparison(alpha, margin)
     b, c = rate(*base, max_rate, confidence), rate(*candidate, max_rate, confidence)
     if not b.runs or not c.runs:
         return Comparison(b, c, None, -1.0, 1.0, None, alpha, margin)
