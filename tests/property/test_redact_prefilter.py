@@ -155,3 +155,45 @@ def test_find_after_the_gate_on_generated_text(text: str) -> None:
 
     if maybe(text):
         assert find(text) == find(_fresh(text))
+
+
+# -- the personal-data gate's first word, found by one compiled scan ------------------
+
+def _gate_word_pairs(strings: set[str]) -> list[tuple[str, int, int]]:
+    from workbench.redact import _personal
+    from workbench.redact._hits import lower_same_length
+
+    out = []
+    for s in strings:
+        for v in _variants(s):
+            low = lower_same_length(v)
+            if low.isascii():
+                out.append((v, _personal._first_gate_word(low),
+                            _personal._first_gate_word_re(low)))
+    return out
+
+
+def test_first_gate_word_equals_the_regex_on_the_corpora() -> None:
+    pairs = _gate_word_pairs(_bench_strings() | _test_literals())
+    # the corpora hold texts with a gate word, without one, and with a cue word inside
+    # a word (``hi`` in ``this``) before the first that counts
+    assert sum(re_at >= 0 for _, _, re_at in pairs) > 1000
+    assert sum(re_at < 0 for _, _, re_at in pairs) > 1000
+    assert [p for p in pairs if p[1] != p[2]][:10] == []
+
+
+_GATE_TEXT_WORDS = ["hi", "this", "ms", "items", "dr", "address", "Dear", "born", "dob",
+                    "ssn", "street", "my name is", "customerName", "passport", "_mr",
+                    "mr.", "9ms", "rue", "adresse", "geburtsdatum"]
+_gate_texts = st.lists(st.one_of(st.text(alphabet=_ALPHABET, max_size=6),
+                                 st.sampled_from(_GATE_TEXT_WORDS)), max_size=10).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_gate_texts)
+def test_first_gate_word_equals_the_regex(text: str) -> None:
+    from workbench.redact import _personal
+    from workbench.redact._hits import lower_same_length
+
+    low = lower_same_length(text)
+    assert _personal._first_gate_word(low) == _personal._first_gate_word_re(low)

@@ -16,6 +16,7 @@ from functools import lru_cache
 from . import _names, _natid, _postal
 from ._hits import Hit, lower_same_length, shapes_re, words_re
 from ._keys import key_parts
+from ._prefilter import WordStarts, word_starts
 
 __all__ = ["PERSONAL_DETECTORS", "field_hit", "field_kind", "find_personal",
            "maybe_personal"]
@@ -151,9 +152,10 @@ def _kv_hits(text: str, low: str, start: int = 0) -> list[Hit]:
 
 # every word any personal-data gate looks for, in one trie: most strings hold none, and
 # for them one search replaces one per word list
-_ANY_WORD = words_re([*_names.CUE_WORDS, *KEY_WORDS, *_postal.ADDRESS_WORDS_LIST,
-                      *_postal.BIRTH_WORDS_LIST, *_postal.EURO_WORDS_LIST,
-                      *(w for ws in _natid.CONTEXT.values() for w in ws)])
+_WORDS = [*_names.CUE_WORDS, *KEY_WORDS, *_postal.ADDRESS_WORDS_LIST,
+          *_postal.BIRTH_WORDS_LIST, *_postal.EURO_WORDS_LIST,
+          *(w for ws in _natid.CONTEXT.values() for w in ws)]
+_ANY_WORD = words_re(_WORDS)
 
 
 # the same words, as the gates read them: the cue words only as words (``ms`` in
@@ -219,18 +221,45 @@ def _maybe(text: str) -> bool:
     if _SHAPES.search(text) is not None:
         return True
     low = lower_same_length(text)
-    first = _ANY_WORD.search(low)
-    if first is None:
-        return False
     # no shape stands in the text, so of each finder's gate only its words are left,
     # and none of them starts before the first word of all the lists
-    first = _GATE_WORDS.search(low, first.start())
-    if first is None:
+    at = _first_gate_word(low) if text.isascii() else _first_gate_word_re(low)
+    if at < 0:
         return False
-    at = first.start()
     return (_names.cue_gate(text, low, at) or _natid.WORDS.search(low, at) is not None
             or _postal.word_gate(text, low, at)
             or (("=" in text or ":" in text) and bool(_kv_hits(text, low, at))))
+
+
+def _first_gate_word_re(low: str) -> int:
+    """Where the first of ``_GATE_WORDS`` starts in ``low`` (-1: nowhere)."""
+    first = _ANY_WORD.search(low)
+    if first is None:
+        return -1
+    first = _GATE_WORDS.search(low, first.start())
+    return -1 if first is None else first.start()
+
+
+def _first_gate_word(low: str) -> int:
+    """``_first_gate_word_re`` of ASCII text, with the words' starts found by one
+    compiled scan: every place ``_GATE_WORDS`` matches is the start of one of the
+    words, so the first such start where it matches is the answer."""
+    finder = _FINDER[0] if _FINDER else _first_finder()
+    if finder is None:
+        return _first_gate_word_re(low)
+    match = _GATE_WORDS.match
+    for at in finder(low):
+        if match(low, at) is not None:
+            return at
+    return -1
+
+
+_FINDER: list[WordStarts | None] = []
+
+
+def _first_finder() -> WordStarts | None:
+    _FINDER.append(word_starts(_WORDS))
+    return _FINDER[0]
 
 
 def find_personal(text: str) -> list[Hit]:

@@ -36,7 +36,7 @@ try:
 except ImportError:  # pragma: no cover - no wheel for this platform
     _hs = None
 
-__all__ = ["Prefilter", "prefilter"]
+__all__ = ["Prefilter", "WordStarts", "prefilter", "word_starts"]
 
 _FORMAT = "1"  # bump when the way patterns are written changes
 #: longer strings go straight to the exact gate: on long text Python's regex engine,
@@ -192,3 +192,46 @@ def prefilter() -> Prefilter | None:
                 got = Prefilter(_sources(), cache_dir())
             _STATE.append(got)
     return _STATE[0]
+
+
+class WordStarts:
+    """Where literal words start in ASCII text, ascending: one scan of a small hyperscan
+    database (built in milliseconds, so never cached) instead of a regex trie tried at
+    every position. A personal-data gate asks where the first of its words stands in
+    text of hundreds of characters (code, prompts), where the regex costs ten times the
+    scan."""
+
+    def __init__(self, words: list[str]) -> None:
+        if _hs is None:
+            raise RuntimeError("hyperscan is not installed")
+        self.words = sorted({w for w in words if w.isascii() and w})
+        db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
+        db.compile(expressions=[re.escape(w).encode() for w in self.words],
+                   ids=list(range(len(self.words))), elements=len(self.words),
+                   flags=[_hs.HS_FLAG_SOM_LEFTMOST] * len(self.words))
+        self._db = db
+        self._local = threading.local()
+
+    def __call__(self, text: str) -> list[int]:
+        """The offsets where one of the words starts in ``text`` (ASCII), ascending and
+        distinct."""
+        scratch = getattr(self._local, "scratch", None)
+        if scratch is None:
+            scratch = self._local.scratch = _hs.Scratch(self._db)
+        found: list[int] = []
+        self._db.scan(text.encode(), match_event_handler=_start_of, context=found,
+                      scratch=scratch)
+        return sorted(set(found)) if len(found) > 1 else found
+
+
+def _start_of(_id: int, start: int, _end: int, _flags: int, found: list[int]) -> bool:
+    found.append(start)
+    return False
+
+
+def word_starts(words: list[str]) -> WordStarts | None:
+    """A ``WordStarts`` of ``words`` (only their ASCII ones can stand in ASCII text), or
+    None without hyperscan or with ``WORKBENCH_PREFILTER=0``."""
+    if _hs is None or os.environ.get("WORKBENCH_PREFILTER", "1") == "0":
+        return None
+    return WordStarts(words)

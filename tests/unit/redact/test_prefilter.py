@@ -196,3 +196,16 @@ def test_cached_gazetteer_is_the_built_one(tmp_path: Path,
         assert "omar" in first[0] and "silva" in first[1]
     finally:
         _names._gazetteer.cache_clear()
+
+
+@needs_hyperscan
+def test_word_starts_lists_every_start_once() -> None:
+    ws = _prefilter.word_starts(["hi", "this", "ms", "héllo"])
+    assert ws is not None and ws.words == ["hi", "ms", "this"]  # ASCII words only
+    assert ws("this is hi, items") == [0, 1, 8, 15]  # this, (t)his, hi, (ite)ms
+    assert ws("no word here") == []
+
+
+def test_word_starts_switched_off_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WORKBENCH_PREFILTER", "0")
+    assert _prefilter.word_starts(["hi"]) is None
