@@ -265,6 +265,9 @@ class Redactor:
         memo = self._seen.get(s)
         if memo is not None:
             return s if memo[0] is None else memo[0]
+        if not _gate(s):  # most ids are new and clean: no counter to swap
+            self._remember(s, s, None, None)
+            return s
         outer, self.hits = self.hits, Counter()
         try:
             return self._plain_string(s)
