@@ -325,24 +325,33 @@ class Redactor:
         out: dict[str, Any] | None = None
         classes, seen = _KEY_CACHE, self._seen
         rekey = False
+        nx: Any
         for k, x in d.items():
             tx = type(x)
             c = classes.get(k)
             if c is None:
                 c = _class(k)
-            if c > _SECRET:
-                rekey, c = True, c & _MASK
-            if tx is str:
-                if c == _NONE:
+            if c == _NONE:
+                if tx is str:
                     if seen.get(x) is _CLEAN:
                         continue  # the commonest leaf of all: a string seen clean before
                     nx = self._plain_string(x)
+                elif tx is dict:
+                    nx = (self._plain_dict(x) if "value" not in x and "Value" not in x
+                          else self._walk(x, _NONE, k))
+                elif tx is list:
+                    nx = self._walk(x, _NONE, k)
                 else:
-                    nx = self._string(x, c, k)
-            elif tx is dict or tx is list:
-                nx = self._walk(x, c, k)
+                    continue
             else:
-                continue
+                if c > _SECRET:
+                    rekey, c = True, c & _MASK
+                if tx is str:
+                    nx = self._string(x, c, k)
+                elif tx is dict or tx is list:
+                    nx = self._walk(x, c, k)
+                else:
+                    continue
             if nx is not x:
                 if out is None:
                     out = dict(d)
