@@ -197,3 +197,46 @@ def test_first_gate_word_equals_the_regex(text: str) -> None:
 
     low = lower_same_length(text)
     assert _personal._first_gate_word(low) == _personal._first_gate_word_re(low)
+
+
+# -- many strings in one scan ----------------------------------------------------------
+
+def test_batches_pass_what_single_strings_pass_on_the_corpora() -> None:
+    assert PF is not None
+    strings = sorted(_bench_strings() | _test_literals())
+    strings = [v for s in strings for v in _variants(s)]
+    single = [PF.passes(s) for s in strings]
+    # strings whose match needs the text's start or end (``^``/``$`` in the patterns)
+    # sit at every place of a batch: first, inside, last
+    for size in (1, 7, 4096):
+        batched = [ok for i in range(0, len(strings), size)
+                   for ok in PF.passing(strings[i:i + size])]
+        assert batched == single, size
+    assert sum(single) > 1000 and len(single) - sum(single) > 1000
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_texts, st.text(max_size=20)), max_size=12))
+def test_batches_pass_what_single_strings_pass(strings: list[str]) -> None:
+    assert PF is not None
+    assert PF.passing(strings) == [PF.passes(s) for s in strings]
+
+
+_values = st.recursive(
+    st.one_of(st.none(), st.integers(), _texts),
+    lambda inner: st.one_of(st.lists(inner, max_size=4),
+                            st.dictionaries(st.sampled_from(["name", "text", "password",
+                                                             "id", "value", "key", "note"]),
+                                            inner, max_size=4)),
+    max_leaves=12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_values, max_size=6))
+def test_priming_changes_no_output(values: list[Any]) -> None:
+    from workbench.redact import Redactor
+
+    plain, primed = Redactor(bytes(range(32))), Redactor(bytes(range(32)))
+    primed.prime(values)
+    assert [primed.value(v) for v in values] == [plain.value(v) for v in values]
+    assert primed.hits == plain.hits

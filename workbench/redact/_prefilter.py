@@ -25,6 +25,7 @@ import os
 import re
 import threading
 import time
+from bisect import bisect_right
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ try:
 except ImportError:  # pragma: no cover - no wheel for this platform
     _hs = None
 
-__all__ = ["Prefilter", "WordStarts", "prefilter", "word_starts"]
+__all__ = ["Prefilter", "WordStarts", "batch_pattern", "prefilter", "word_starts"]
 
 _FORMAT = "1"  # bump when the way patterns are written changes
 #: longer strings go straight to the exact gate: on long text Python's regex engine,
@@ -88,6 +89,36 @@ def gate_patterns(sources: list[Any] | None = None) -> list[tuple[str, bool]]:
     return list(dict.fromkeys(out))
 
 
+_SEP = "\x00"  # between the strings of a batch (a string holding it is asked alone)
+
+
+def batch_pattern(pattern: str) -> str:
+    """``pattern`` for a batch of strings joined by NUL: its ``^`` and ``$`` (the only
+    anchors ``gate_patterns`` writes; escaped ``\\^`` and class members are not anchors)
+    also hold at the separator, so wherever the pattern matches one string alone it
+    matches the batch, ending in that string or on the separator right after it. NUL
+    is no word character, as the edges of a text are not, so ``\\b`` is unchanged."""
+    out: list[str] = []
+    i, in_class = 0, False
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\":
+            out.append(pattern[i:i + 2])
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+        elif c == "^":
+            c = "(?:^|\\x00)"
+        elif c == "$":
+            c = "(?:$|\\x00)"
+        out.append(c)
+        i += 1
+    return "".join(out)
+
+
 def _key(sources: list[Any]) -> str:
     """The cache key: the gate's sources, how they are rewritten, the engine's version."""
     def text(x: Any) -> Any:
@@ -120,9 +151,12 @@ class Prefilter:
         self.load_seconds: float | None = None
         self._db = self._load() or self._build()
         self._local = threading.local()
+        self._batch_db: Any = None
+        self._batch_lock = threading.Lock()
 
-    def _load(self) -> Any:
-        data = None if self.path is None else read_cached(self.path)
+    def _load(self, path: Path | None = None) -> Any:
+        path = path or self.path
+        data = None if path is None else read_cached(path)
         if data is None:
             return None
         t0 = time.perf_counter()
@@ -135,18 +169,67 @@ class Prefilter:
         self.load_seconds = time.perf_counter() - t0
         return db
 
-    def _build(self) -> Any:
+    def _build(self, batch: bool = False) -> Any:
         t0 = time.perf_counter()
-        patterns = self.patterns = gate_patterns(self.sources)
+        if self.patterns is None:
+            self.patterns = gate_patterns(self.sources)
+        patterns = self.patterns
         db = _hs.Database(mode=_hs.HS_MODE_BLOCK)
-        flags = [_hs.HS_FLAG_SINGLEMATCH | (_hs.HS_FLAG_CASELESS if icase else 0)
-                 for _, icase in patterns]
-        db.compile(expressions=[p.encode() for p, _ in patterns],
+        # a batch reports every match (a pattern may match in several of its strings)
+        single = 0 if batch else _hs.HS_FLAG_SINGLEMATCH
+        flags = [single | (_hs.HS_FLAG_CASELESS if icase else 0) for _, icase in patterns]
+        db.compile(expressions=[(batch_pattern(p) if batch else p).encode()
+                                for p, _ in patterns],
                    ids=list(range(len(patterns))), elements=len(patterns), flags=flags)
         self.build_seconds = time.perf_counter() - t0
-        if self.path is not None:
-            write_cached(self.path, _hs.dumpb(db))  # read-only: built again next time
+        path = self._batch_path() if batch else self.path
+        if path is not None:
+            write_cached(path, _hs.dumpb(db))  # read-only: built again next time
         return db
+
+    def _batch_path(self) -> Path | None:
+        return None if self.path is None else self.path.with_name(
+            f"prefilter-{self.key}-batch.hsdb")
+
+    def passing(self, strings: list[str]) -> list[bool]:
+        """``[self.passes(s) for s in strings]``, the strings scanned together: one call
+        spreads the database's start of a scan (most of the cost of a short string)
+        over all of them. A match is the string's where it ends, or where the
+        separator it ends on follows."""
+        out = [True] * len(strings)
+        batch: list[str] = []
+        where: list[int] = []
+        for i, s in enumerate(strings):
+            if s and len(s) <= MAX_LENGTH and s.isascii() and _SEP not in s:
+                batch.append(s)
+                where.append(i)
+            else:
+                out[i] = self.passes(s)
+        if not batch:
+            return out
+        db = self._batch_db
+        if db is None:
+            with self._batch_lock:
+                if self._batch_db is None:
+                    self._batch_db = self._load(self._batch_path()) or self._build(batch=True)
+                db = self._batch_db
+        scratch = getattr(self._local, "batch_scratch", None)
+        if scratch is None:
+            scratch = self._local.batch_scratch = _hs.Scratch(db)
+        starts: list[int] = []
+        pos = 0
+        for s in batch:
+            starts.append(pos)
+            pos += len(s) + 1
+        ends: list[int] = []
+        db.scan(_SEP.join(batch).encode(), match_event_handler=_end_of, context=ends,
+                scratch=scratch)
+        hit = [False] * len(batch)
+        for end in set(ends):
+            hit[bisect_right(starts, end - 1) - 1] = True
+        for i, h in zip(where, hit, strict=True):
+            out[i] = h
+        return out
 
     def passes(self, s: str) -> bool:
         """Whether ``s`` must go to the exact gate."""
@@ -170,6 +253,11 @@ class _Box:
 def _found(_id: int, _start: int, _end: int, _flags: int, box: _Box) -> bool:
     box.hit = True
     return False  # go on (stopping raises, which costs more than the rest of the scan)
+
+
+def _end_of(_id: int, _start: int, end: int, _flags: int, ends: list[int]) -> bool:
+    ends.append(end)
+    return False
 
 
 def _stop(*_args: Any) -> bool:

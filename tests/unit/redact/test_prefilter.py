@@ -209,3 +209,32 @@ def test_word_starts_lists_every_start_once() -> None:
 def test_word_starts_switched_off_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_PREFILTER", "0")
     assert _prefilter.word_starts(["hi"]) is None
+
+
+def test_batch_patterns_anchor_at_the_separator_too() -> None:
+    assert _prefilter.batch_pattern(r"(?:^|[\x00-\x2f])ab(?:[\x01]|$)") == (
+        r"(?:(?:^|\x00)|[\x00-\x2f])ab(?:[\x01]|(?:$|\x00))")
+    # escaped characters and class members are not anchors
+    assert _prefilter.batch_pattern(r"\^x\$[\x5e$^]") == r"\^x\$[\x5e$^]"
+
+
+@needs_hyperscan
+def test_a_batch_answers_each_string() -> None:
+    pf = _prefilter.prefilter()
+    assert pf is not None
+    strings = ["status ok", "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", "", "x" * 300,
+               "héllo", "a\x00b", "ana@example.org", "retry 3"]
+    assert pf.passing(strings) == [pf.passes(s) for s in strings]
+    assert pf.passing(strings)[1] and not pf.passing(strings)[0]
+
+
+def test_priming_remembers_the_strings_the_prefilter_shuts_on() -> None:
+    r = Redactor(bytes(range(32)))
+    doc = {"a": "status ok", "b": ["retry 3", {"c": "ana@example.org"}], "n": 3}
+    r.prime([doc, "id-1"])
+    if _prefilter.prefilter() is None:
+        assert r._seen == {}  # nothing to ask
+        return
+    assert {"status ok", "retry 3", "id-1"} <= set(r._seen)
+    assert "ana@example.org" not in r._seen  # the gate decides on it, in the walk
+    assert r.value(doc)["b"][1]["c"].startswith("«email:")
