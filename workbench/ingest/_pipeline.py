@@ -62,6 +62,8 @@ _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
 _PARALLEL_ABOVE = 32 << 20  # bytes of input before more processes pay for their start
 _MAX_WORKERS = 4
 _RETRIES = 3
+#: events read before redaction asks the prefilter about their new strings in one scan
+_PRIME_EVENTS = 256
 
 
 @dataclass(frozen=True)
@@ -146,17 +148,43 @@ def _merge_info(into: dict[str, TraceInfo], info: TraceInfo) -> None:
 def _read(adapter: Adapter, source: SourceFile, src: int, stager: Stager,
           infos: dict[str, TraceInfo], report: Callable[[int], None] | None) -> int:
     n = 0
+    red = stager.redactor
+    pending: list[RawEvent] = []  # redacting: events whose new strings are asked at once
+
+    def add(events: Iterable[RawEvent]) -> None:
+        nonlocal n
+        for ev in events:
+            stager.add(ev, src)
+            n += 1
+            if report is not None and n % 10000 == 0:
+                report(stager.rows)
+
+    def flush() -> None:
+        if red is not None and len(pending) > 1:
+            red.prime([v for ev in pending for v in (ev.trace_id, ev.event_id, ev.parent_id,
+                                                     ev.name, ev.args, ev.result, ev.error,
+                                                     ev.attrs)])
+        add(pending)
+        pending.clear()
+
     try:
-        for item in adapter.read(source):
-            if isinstance(item, RawEvent):
-                stager.add(item, src)
-                n += 1
-                if report is not None and n % 10000 == 0:
-                    report(stager.rows)
-            else:
-                if stager.redactor is not None:  # keyed by its id as the events hold it
-                    item.trace_id = stager.ident(item.trace_id)
-                _merge_info(infos, item)
+        try:
+            for item in adapter.read(source):
+                if isinstance(item, RawEvent):
+                    if red is None:
+                        add((item,))
+                        continue
+                    pending.append(item)
+                    if len(pending) >= _PRIME_EVENTS:
+                        flush()
+                else:
+                    if red is not None:  # keyed by its id as the events hold it
+                        item.trace_id = stager.ident(item.trace_id)
+                    _merge_info(infos, item)
+        except BaseException:
+            flush()  # the events read before a failure come first, with their own errors
+            raise
+        flush()
     except WorkbenchError as exc:
         if "file" not in exc.details and isinstance(exc, InputError):
             exc.message = f"{source.display}: {exc.message}"
