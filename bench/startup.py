@@ -10,8 +10,11 @@ Targets: ``--help`` <= 2x and ``traces`` <= 2.5x the import line.
 The start of an ingest process is measured too (each ``python -m workbench``):
 ``ingest --help``, ``ingest FILE`` ingests the bundled
 example (a few spans) into a fresh store, with and without redaction, and ``ingest
-worker`` starts a worker process (``python -m workbench.ingest._worker_main``: imports
-and Arrow's warm-up, then it finds no job and ends). Beside the wall time each row has
+worker`` starts a worker process as a redacting ingest does (``python -m
+workbench.ingest._worker_main workbench.redact``: imports, redaction's included, and
+Arrow's warm-up, then it finds no job and ends; ``--no-redact``: without redaction; a
+checkout from before workers took that argument ignores it and imports redaction in
+both). Beside the wall time each row has
 the CPU seconds of the process. ``--baseline DIR`` adds the same ingest rows run from
 the checkout in ``DIR`` (``git worktree add DIR COMMIT``) on ``PYTHONPATH``,
 interleaved, so a change to the start is measured against the code before it.
@@ -74,7 +77,8 @@ def _ingest_rows(py: list[str]) -> dict[str, list[str]]:
     ingest = [*py, "-m", "workbench", "ingest", str(EXAMPLE), "--store", _FRESH]
     return {"ingest --help": [*py, "-m", "workbench", "ingest", "--help"],
             "ingest FILE": ingest, "ingest FILE --no-redact": [*ingest, "--no-redact"],
-            "ingest worker": [*py, "-m", "workbench.ingest._worker_main"]}
+            "ingest worker": [*py, "-m", "workbench.ingest._worker_main", "workbench.redact"],
+            "ingest worker --no-redact": [*py, "-m", "workbench.ingest._worker_main"]}
 
 
 def _env(bytecode: bool, path: str | None = None) -> dict[str, str]:

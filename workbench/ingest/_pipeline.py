@@ -349,7 +349,8 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
     threading.Thread(target=warm_up, daemon=True).start()
     # several files, or a folder: a file that cannot be read is refused, the rest stored
     refusals = Refusals(lenient=not strict and (len(files) > 1 or any(d for _, d in files)))
-    with Workers(_workers(_size(files), requested, budget)) as pool:
+    preload = ("workbench.redact",) if redact else ()  # a worker that will redact
+    with Workers(_workers(_size(files), requested, budget), preload) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
                              budget, refusals, source_name)
 

@@ -91,3 +91,22 @@ def test_a_family_name_is_the_familys_own(name: str):
               "ATIF": "agents", "OPENAI": "chat"}[name]
     module = __import__(f"workbench.formats.{family}", fromlist=[name])
     assert getattr(formats, name) is getattr(module, name)
+
+
+def _worker_imports(*preload: str) -> set[str]:
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m",
+                           "workbench.ingest._worker_main", *preload],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    return {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+            if line.startswith("import time:")}
+
+
+def test_a_worker_imports_redaction_before_serving_only_when_asked():
+    """A redacting ingest starts its workers with ``workbench.redact`` preloaded, so the
+    first job does not pay for it; a ``--no-redact`` one without."""
+    assert "workbench.redact._detect" in _worker_imports("workbench.redact")
+    plain = _worker_imports()
+    assert "workbench.ingest._pipeline" in plain
+    assert not any(m.startswith("workbench.redact") for m in plain)
