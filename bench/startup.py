@@ -23,9 +23,11 @@ adds a second set of rows, so two older commits are measured in the same run.
 
 Every process runs with its modules' bytecode cached, as an installed package has it:
 ``PYTHONDONTWRITEBYTECODE`` is removed from the children's environment, so the first
-(untimed) round writes the cache. ``--no-bytecode`` keeps Python from writing it, so
-each process compiles the workbench's source again (a checkout run with
-``PYTHONDONTWRITEBYTECODE=1``); the libraries' bytecode is cached either way.
+(untimed) round writes the cache. ``--no-bytecode`` removes the workbench's cached
+bytecode (its ``__pycache__`` folders, in this checkout and the baselines) and keeps
+Python from writing it, so each process compiles the workbench's source again, as a
+checkout run with ``PYTHONDONTWRITEBYTECODE=1`` does; the libraries' bytecode is cached
+either way.
 
     python bench/startup.py [--repeat 15] [--baseline DIR [--baseline DIR2]] [--json]
 """
@@ -98,6 +100,10 @@ def run(repeat: int, baselines: list[str] | None = None, labels: list[str] | Non
     work = Path(tempfile.mkdtemp(prefix="wb-startup-"))
     store = work / "store"
     ours = _env(bytecode)
+    if not bytecode:  # as a checkout run with PYTHONDONTWRITEBYTECODE=1 has it
+        for root in [REPO, *(Path(b) for b in baselines or [])]:
+            for cache in (root / "workbench").rglob("__pycache__"):
+                shutil.rmtree(cache, ignore_errors=True)
     try:
         subprocess.run([*wb, "ingest", str(EXAMPLE), "--store", str(store)], check=True,
                        stdout=subprocess.DEVNULL, env=ours)
@@ -156,7 +162,7 @@ def main() -> int:
     ap.add_argument("--baseline-label", metavar="NAME", action="append",
                     help="the name of each --baseline's rows, in order")
     ap.add_argument("--no-bytecode", dest="bytecode", action="store_false",
-                    help="the children do not cache the workbench's bytecode")
+                    help="remove the workbench's cached bytecode and run without caching it")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     return finish(run(args.repeat, args.baseline, args.baseline_label, args.bytecode),
