@@ -5,10 +5,13 @@ diff and promote them into regression fixtures. ``workbench.model`` is the event
 ``workbench.store`` the store and ``workbench.ingest`` the readers.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import Event, Ref, Trace, WorkbenchError, parse_path
-from .store import Store
+
+if TYPE_CHECKING:
+    from .diff import diff_traces
+    from .store import Store
 
 __version__ = "0.1.0"
 
@@ -17,7 +20,11 @@ __all__ = ["Event", "Ref", "Store", "Trace", "WorkbenchError", "__version__", "d
 
 
 def __getattr__(name: str) -> Any:
-    # services load on first use, so `import workbench` (and the pytest plugin) stays light
+    # the store (DuckDB) and the services load on first use, so `import workbench` (and
+    # the pytest plugin, and `workbench ingest --help`) stays light
+    if name == "Store":
+        from .store import Store
+        return Store
     if name == "diff_traces":
         from .diff import diff_traces
         return diff_traces

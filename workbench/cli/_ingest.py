@@ -7,12 +7,12 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..ingest import format_names
-from ..store import Store, resolve_store_path, suggestion
 from ._main import common, emit, summary
 from ._render import ProgressLine
 
 if TYPE_CHECKING:
     from ..ingest import IngestProgress, IngestResult
+    from ..store import Store
 
 EXAMPLE = """examples:
   workbench ingest traces/examples/archive-incident.otlp.json
@@ -104,7 +104,8 @@ def _refused(result: IngestResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..ingest import ingest, warm_up  # the pipeline: not for `ingest --help`
+    from ..ingest import ingest, warm_up  # the pipeline and the store: not for `--help`
+    from ..store import Store, resolve_store_path, suggestion
 
     warm_up(pandas=False)  # this process converts no pandas objects: spare the import
     store = Store(resolve_store_path(args.store))

@@ -118,7 +118,9 @@ def build_parser(command: str | None = None) -> Parser:
                "  workbench traces\n  workbench show <trace-id>\n\n"
                "--store and --json may come before or after the command.",
         formatter_class=argparse.RawDescriptionHelpFormatter, allow_abbrev=False)
-    parser.add_argument("--version", action="version", version=_version())
+    parser.add_argument("--version", action=_Version, nargs=0, dest=argparse.SUPPRESS,
+                        default=argparse.SUPPRESS,
+                        help="show program's version number and exit")
     parser.add_argument("--store", metavar="DIR", dest="global_store",
                         help="the store, for every command that uses one "
                              "(default: $WORKBENCH_STORE or ./traces/store)")
@@ -148,6 +150,16 @@ def _merge_globals(args: argparse.Namespace) -> None:
         raise UsageError(f"--store is given twice: {args.global_store} and {args.store}",
                          hint="name the store once, before or after the command")
     args.store = args.global_store
+
+
+class _Version(argparse.Action):
+    """``--version``, looked up when asked (reading the installed metadata costs every
+    other command a few milliseconds)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        sys.stdout.write(_version() + "\n")
+        parser.exit()
 
 
 def _version() -> str:

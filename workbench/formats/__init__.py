@@ -9,7 +9,16 @@ and ``jsonl`` (our own format, reader and writer side by side). An adapter reads
 ``SourceFile`` and yields ``RawEvent`` and ``TraceInfo`` (``_adapter``, which also holds
 the one guard against odd values, ``malformed``); the ingest pipeline does the rest.
 Formats depend on ``workbench.model`` only.
+
+A family is imported on first use of one of its names (``workbench.formats.OTLP``
+imports ``otel`` and no other family); what every reader shares (``_adapter``,
+``_decode``, ``_tooldefs``) is imported with the package.
 """
+
+from __future__ import annotations
+
+import importlib as _importlib
+import typing as _typing
 
 from ._adapter import (
     ODD_VALUE_ERRORS,
@@ -22,37 +31,39 @@ from ._adapter import (
 )
 from ._decode import loads_exact, split_lines
 from ._tooldefs import TOOL_DEFINITION_HINT, tool_definition, tool_definition_error
-from .agents import (
-    ATIF,
-    ATIF_VERSION,
-    CLAUDE_CODE,
-    CODEX,
-    CODEX_EXEC,
-    GEMINI_CLI,
-    INSPECT,
-    MINI_SWE_AGENT,
-    OPENHANDS,
-    SWE_AGENT,
-    TAU_BENCH,
-    atif_rows,
-)
-from .chat import ANTHROPIC, OPENAI
-from .http import HAR, PACT, VCR
-from .jsonl import JSONL, JSONL_HEADER, write_jsonl
-from .mcp import MCP
-from .otel import (
-    ANY_AGENT,
-    LANGFUSE,
-    OTEL_JSON,
-    OTLP,
-    OTLP_PROTO,
-    PHOENIX,
-    ProtoUnavailableError,
-    decode_traces,
-    gunzip,
-    otlp_rows,
-    span_trace_ids,
-)
+
+if _typing.TYPE_CHECKING:
+    from .agents import (
+        ATIF,
+        ATIF_VERSION,
+        CLAUDE_CODE,
+        CODEX,
+        CODEX_EXEC,
+        GEMINI_CLI,
+        INSPECT,
+        MINI_SWE_AGENT,
+        OPENHANDS,
+        SWE_AGENT,
+        TAU_BENCH,
+        atif_rows,
+    )
+    from .chat import ANTHROPIC, OPENAI
+    from .http import HAR, PACT, VCR
+    from .jsonl import JSONL, JSONL_HEADER, write_jsonl
+    from .mcp import MCP
+    from .otel import (
+        ANY_AGENT,
+        LANGFUSE,
+        OTEL_JSON,
+        OTLP,
+        OTLP_PROTO,
+        PHOENIX,
+        ProtoUnavailableError,
+        decode_traces,
+        gunzip,
+        otlp_rows,
+        span_trace_ids,
+    )
 
 __all__ = [
     "ANTHROPIC",
@@ -100,3 +111,27 @@ __all__ = [
     "unrecognised",
     "write_jsonl",
 ]
+
+#: the family package of each name a family exports: a family is imported on first use of
+#: one of its names, so that reading one format does not load every reader
+_FAMILIES = {
+    **dict.fromkeys(("ATIF", "ATIF_VERSION", "CLAUDE_CODE", "CODEX", "CODEX_EXEC", "GEMINI_CLI",
+                     "INSPECT", "MINI_SWE_AGENT", "OPENHANDS", "SWE_AGENT", "TAU_BENCH",
+                     "atif_rows"), "agents"),
+    **dict.fromkeys(("ANTHROPIC", "OPENAI"), "chat"),
+    **dict.fromkeys(("HAR", "PACT", "VCR"), "http"),
+    **dict.fromkeys(("JSONL", "JSONL_HEADER", "write_jsonl"), "jsonl"),
+    "MCP": "mcp",
+    **dict.fromkeys(("ANY_AGENT", "LANGFUSE", "OTEL_JSON", "OTLP", "OTLP_PROTO", "PHOENIX",
+                     "ProtoUnavailableError", "decode_traces", "gunzip", "otlp_rows",
+                     "span_trace_ids"), "otel"),
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    family = _FAMILIES.get(name)
+    if family is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{family}", __name__), name)
+    globals()[name] = value
+    return value

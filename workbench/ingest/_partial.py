@@ -32,7 +32,6 @@ from ..model import (
     TraceExistsError,
     WorkbenchError,
 )
-from ..redact import masked, masked_error
 from ..store import Scratch, Store
 from ._finalize import check, sources_of
 from ._registry import detect
@@ -52,6 +51,18 @@ class StagedPart(Protocol):
 S = TypeVar("S", bound=StagedPart)
 
 
+def _masked(text: str) -> str:
+    from ..redact import masked  # redaction loads when a path or a message is shown
+
+    return masked(text)
+
+
+def _masked_error(exc: WorkbenchError) -> WorkbenchError:
+    from ..redact import masked_error
+
+    return masked_error(exc)
+
+
 @dataclass
 class Refusals:
     """The files refused so far; ``lenient``: refusing lists a file, else it raises."""
@@ -63,8 +74,8 @@ class Refusals:
         """List ``display`` as refused for ``exc`` (masked), or raise ``exc``."""
         if not self.lenient:
             raise exc
-        safe = masked_error(exc)
-        self.refused.append({"path": masked(display), "code": safe.code,
+        safe = _masked_error(exc)
+        self.refused.append({"path": _masked(display), "code": safe.code,
                              "message": safe.message, "hint": safe.hint})
 
     def opening(self, exc: WorkbenchError, from_dir: bool) -> bool:
@@ -114,7 +125,7 @@ def pick_sources(files: list[tuple[Path, bool]], store: Store, forced: Adapter |
             refusals.refuse(str(path), exc)
             continue
         if src.sha256 in known or src.sha256 in seen:
-            skipped.append({"path": masked(src.display), "reason": "already ingested"
+            skipped.append({"path": _masked(src.display), "reason": "already ingested"
                                    if src.sha256 in known else "same content as another file"})
             continue
         if src.size == 0 and from_dir:
@@ -126,7 +137,7 @@ def pick_sources(files: list[tuple[Path, bool]], store: Store, forced: Adapter |
             adapter = forced or detect(src)
         except InputError as exc:
             if from_dir:
-                skipped.append({"path": masked(src.display), "reason": (
+                skipped.append({"path": _masked(src.display), "reason": (
                     TOOL_DEFINITION_HINT if what is not None else _not_a_trace(exc))})
             else:
                 refusals.refuse(src.display, exc)

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
@@ -40,7 +40,6 @@ from ..model import (
     WorkbenchError,
     trace_row,
 )
-from ..redact import DETECTORS, Redactor
 from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._labels import Labels, check_label
@@ -55,6 +54,9 @@ from ._partial import Refusals, pick_sources, readable
 from ._registry import adapter_for
 from ._stage import Stager, warm_up
 from ._workers import Workers, run_jobs
+
+if TYPE_CHECKING:
+    from ..redact import Redactor
 
 __all__ = ["IngestProgress", "IngestResult", "TraceSummary", "check_env", "ingest"]
 
@@ -228,7 +230,7 @@ def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _St
                     bytes_per_file=max(4 << 20, min(32 << 20, (64 << 20) // part.partitions)),
                     ord_base=part.index << _ORD_BITS,
                     file_order=bool(getattr(adapter, "file_order", False)),
-                    redactor=None if part.key is None else Redactor(part.key))
+                    redactor=None if part.key is None else _redactor(part.key))
     infos: dict[str, TraceInfo] = {}
     try:
         rows = _read(adapter, part.source, part.src, stager, infos, report)
@@ -375,7 +377,8 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
     threading.Thread(target=warm_up, daemon=True).start()
     # several files, or a folder: a file that cannot be read is refused, the rest stored
     refusals = Refusals(lenient=not strict and (len(files) > 1 or any(d for _, d in files)))
-    with Workers(_workers(_size(files), requested, budget)) as pool:
+    preload = ("workbench.redact",) if redact else ()  # a worker that will redact
+    with Workers(_workers(_size(files), requested, budget), preload) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
                              budget, refusals, source_name)
 
@@ -404,7 +407,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
     key = (redact if isinstance(redact, bytes) else store.redaction_key()) if redact else None
     # what the store records of each file's path: a token in a file name is redacted too
     shown = [source_name if source_name is not None else
-             s.display if key is None else Redactor(key).value(s.display) for s, _ in sources]
+             s.display if key is None else _redactor(key).value(s.display) for s, _ in sources]
     with store.stage() as batch:
         work = batch.scratch()
         staged = _stage_all(_plan(sources, work, workers, key, n_parts, refusals.lenient),
@@ -448,8 +451,16 @@ def _gather(staged: list[_Staged], sources: int, key: bytes | None
         for tid, counts in part.hits.items():
             hits.setdefault(tid, Counter()).update(counts)
     if key is not None:
-        _redact_infos(infos, Redactor(key), hits)
+        _redact_infos(infos, _redactor(key), hits)
     return rows, infos, hits
+
+
+def _redactor(key: bytes) -> Redactor:
+    """A ``Redactor``: redaction is imported by the first ingest that redacts, so that
+    ``--no-redact`` does not load the detectors."""
+    from ..redact import Redactor
+
+    return Redactor(key)
 
 
 def _redact_infos(infos: dict[str, TraceInfo], redactor: Redactor,
@@ -468,6 +479,8 @@ def _redaction(hits: dict[str, Counter[str]] | None, trace_id: str) -> dict[str,
     """The ``traces.redaction`` column of one trace."""
     if hits is None:
         return {"ingest": "off"}
+    from ..redact import DETECTORS
+
     counts = hits.get(trace_id, Counter())
     return {"ingest": "on", "detectors": len(DETECTORS), "hits": dict(sorted(counts.items()))}
 

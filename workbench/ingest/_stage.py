@@ -24,7 +24,7 @@ import sys
 import zlib
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 import pyarrow as pa
@@ -41,8 +41,10 @@ from ..model import (
     result_keys,
     sent_keys,
 )
-from ..redact import Redactor
 from ..store import Scratch
+
+if TYPE_CHECKING:  # redaction loads with the first Redactor, not with staging
+    from ..redact import Redactor
 
 __all__ = ["KEEP_CHARS", "MAX_STRING", "STAGED", "Stager", "partition_of", "warm_up"]
 

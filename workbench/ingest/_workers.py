@@ -170,11 +170,13 @@ class Workers:
     """``n``-fold parallelism for rounds of ``run``: this process and ``n - 1`` worker
     processes. Close it with ``close``, or use it as a context manager."""
 
-    def __init__(self, n: int) -> None:
+    def __init__(self, n: int, preload: Sequence[str] = ()) -> None:
+        """``preload``: modules each worker imports before it serves, beside the
+        ingest code (redaction, when the jobs will redact)."""
         self.n = max(1, n)
         self._procs: list[subprocess.Popen[bytes]] = [
-            subprocess.Popen([sys.executable, "-m", "workbench.ingest._worker_main"],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+            subprocess.Popen([sys.executable, "-m", "workbench.ingest._worker_main",
+                              *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
             for _ in range(self.n - 1)]
 
     def __enter__(self) -> Workers:

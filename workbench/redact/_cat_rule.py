@@ -31,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from ._hits import entropy, is_example, is_public
+from ._lazyre import LazyPattern, lazy
 
 __all__ = ["ALNUM", "ALNUM_END", "B64_END", "DOT_END", "STRICT", "WORD_END", "ContextRule",
            "Rule", "context_rule", "pattern_rule", "token_rule"]
@@ -51,7 +52,7 @@ class Rule:
 
     id: str
     keywords: tuple[str, ...]
-    regex: re.Pattern[str]
+    regex: LazyPattern  # compiled when the rule first runs
     entropy: float | None
     description: str
     check: Check | None = None
@@ -95,7 +96,7 @@ class ContextRule:
 
     id: str
     keywords: tuple[str, ...]
-    regex: re.Pattern[str]
+    regex: LazyPattern
     entropy: float | None
     description: str
 
@@ -152,8 +153,10 @@ def pattern_rule(rule_id: str, literals: Sequence[str], pattern: str, descriptio
 def _rule(rule_id: str, keywords: tuple[str, ...], literals: tuple[str, ...],
           anchor: str | None, pattern: str, description: str, floor: float | None,
           check: Check | None) -> Rule:
-    regex = re.compile(pattern)
-    if "secret" not in regex.groupindex:
+    # compiled on the rule's first run: most rules never run in a given process (a
+    # test compiles every one and checks its group)
+    regex = lazy(pattern)
+    if "(?P<secret>" not in pattern:
         raise ValueError(f"rule {rule_id}: no (?P<secret>...) group")
     if not keywords or any(k != k.lower() or not k for k in keywords):
         raise ValueError(f"rule {rule_id}: keywords must be non-empty lowercase literals")
@@ -166,4 +169,4 @@ def context_rule(rule_id: str, names: Sequence[str], value: str, description: st
                  entropy: float | None = 3.0) -> ContextRule:
     """A value of shape ``value`` (a regex matched against the whole value) assigned
     to a name containing one of ``names`` (lowercase provider words)."""
-    return ContextRule(rule_id, tuple(names), re.compile(value), entropy, description)
+    return ContextRule(rule_id, tuple(names), lazy(value), entropy, description)

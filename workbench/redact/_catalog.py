@@ -17,6 +17,7 @@ from collections.abc import Iterable
 
 from . import _cat_ai, _cat_apps, _cat_cloud, _cat_code
 from ._cat_rule import ContextRule, Rule
+from ._lazyre import lazy
 
 __all__ = ["ANCHORED", "CONTEXT_RULES", "KEYWORDS", "LITERAL_ANCHORS", "PROVIDER_WORDS",
            "RULES", "TOKEN_ANCHORS", "best_anchor", "context_rules_for", "rules_for",
@@ -117,7 +118,7 @@ def scan_vendors(text: str, found: dict[str, list[int]]) -> list[tuple[Rule, int
     return out
 
 
-_PROVIDER_RE = re.compile("|".join(re.escape(w) for w in
+_PROVIDER_RE = lazy("|".join(re.escape(w) for w in
                                    sorted(PROVIDER_WORDS, key=len, reverse=True)))
 _BY_PROVIDER = {w: [r for r in CONTEXT_RULES if w in r.keywords] for w in PROVIDER_WORDS}
 _CONTEXT_ORDER = {id(r): i for i, r in enumerate(CONTEXT_RULES)}

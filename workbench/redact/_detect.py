@@ -42,6 +42,7 @@ from ._catalog import (
 )
 from ._hits import Hit, mask_protected
 from ._keys import ENDINGS
+from ._lazyre import lazy
 from ._personal import PERSONAL_DETECTORS, find_personal, maybe_personal
 
 __all__ = ["DETECTORS", "find", "maybe"]
@@ -136,7 +137,7 @@ for _i, _rule in enumerate(ANCHORED):
                              _rule.anchor[_lit:]))
 _STRUCT_TAGGED = [(first, f"(?P<{kind}_{i}>){rest}")
                   for i, (first, kind, rest) in enumerate(_STRUCT_ALTS)]
-_STRUCT = re.compile(_by_first_char(_STRUCT_TAGGED))
+_STRUCT = lazy(_by_first_char(_STRUCT_TAGGED))
 _GATE = re.compile(_by_first_char(_KW_ALTS + [(f, r) for f, _, r in _STRUCT_ALTS]))
 
 _FWD_ENDS = _trie(set(ENDINGS))
@@ -330,7 +331,7 @@ _VALUE_DETECTORS = frozenset({"named-secret", "cli-secret", "query-secret", "coo
 
 # a left-over part glued to the winner, as part of one token (not "@host/path" or the
 # armour of a PEM block, which a greedy value span may also hold)
-_TOKEN_PIECE = re.compile(r"[A-Za-z0-9_+/=.~-]*[A-Za-z0-9][A-Za-z0-9_+/=.~-]*")
+_TOKEN_PIECE = lazy(r"[A-Za-z0-9_+/=.~-]*[A-Za-z0-9][A-Za-z0-9_+/=.~-]*")
 
 
 def _resolve(text: str, hits: list[Hit]) -> list[Hit]:

@@ -14,8 +14,11 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ._lazyre import lazy
+
 __all__ = ["CATEGORIES", "EXAMPLE_VALUES", "Hit", "entropy", "is_example", "is_public",
-           "lower_same_length", "mask_protected", "shapes_re", "words_re"]
+           "lower_same_length", "mask_protected", "shapes_pattern", "shapes_re", "words_pattern",
+           "words_re"]
 
 #: the categories a hit may have (a token's first word)
 CATEGORIES = ("secret", "email", "phone", "card", "iban", "ip", "person", "national-id",
@@ -40,7 +43,7 @@ class Hit:
 #  - a data: URI's base64 payload (an image is not a secret, and its random letters
 #    would otherwise look like one);
 #  - npm/SRI integrity strings: sha512-<base64>.
-_PROTECTED = re.compile(
+_PROTECTED = lazy(
     r"«[a-z][a-z0-9_-]{0,40}(?::[A-Za-z0-9_.-]{1,128}){0,3}»"
     r"|;base64,(?P<b64>[A-Za-z0-9+/=\s]{16,})"
     r"|sha(?<![A-Za-z0-9]sha)(?:1|256|384|512)-[A-Za-z0-9+/]{20,}={0,2}")
@@ -64,6 +67,11 @@ def _trie_re(node: _Node) -> str:
 
 
 def words_re(words: Iterable[str], *, bounded: bool = False) -> re.Pattern[str]:
+    """``words_pattern`` compiled."""
+    return re.compile(words_pattern(words, bounded=bounded))
+
+
+def words_pattern(words: Iterable[str], *, bounded: bool = False) -> str:
     """A regex of literal words as a trie, one flat branch per first character: the
     regex engine skips the characters that start no word at C speed and compares one
     character per step (a plain alternation of many words tries each of them at every
@@ -86,7 +94,7 @@ def words_re(words: Iterable[str], *, bounded: bool = False) -> re.Pattern[str]:
         if bounded and first.isascii() and first.isalpha():
             head += f"(?<![a-z0-9_]{re.escape(first)})"
         branches.append(head + _trie_re(node))
-    return re.compile("|".join(branches))
+    return "|".join(branches)
 
 
 def lower_same_length(text: str) -> str:
@@ -142,7 +150,7 @@ EXAMPLE_VALUES = frozenset({
 })
 # "EXAMPLE" in capitals marks AWS-style documentation keys (…EXAMPLE, …EXAMPLEKEY);
 # random key material has a 1 in 10^11 chance of spelling it.
-_EXAMPLE_MARK = re.compile(r"EXAMPLE|(?i:your[_-]?(?:api[_-]?)?(?:key|token|secret))")
+_EXAMPLE_MARK = lazy(r"EXAMPLE|(?i:your[_-]?(?:api[_-]?)?(?:key|token|secret))")
 
 
 def is_example(value: str) -> bool:
@@ -153,7 +161,7 @@ def is_example(value: str) -> bool:
 # Keys their vendors publish in client code on purpose (browser, mobile apps): Stripe
 # and Langfuse publishable keys, Mapbox public tokens, Supabase publishable keys,
 # Flutterwave and Lob public keys, Mailgun's public validation key.
-_PUBLIC = re.compile(
+_PUBLIC = lazy(
     r"(?:pk_(?:live|test)_|pk\.eyJ|pk-lf-|sb_publishable_|FLWPUBK(?:_TEST)?-"
     r"|(?:live|test)_pub_|pubkey-)")
 
@@ -164,6 +172,11 @@ def is_public(value: str) -> bool:
 
 
 def shapes_re(parts: Iterable[tuple[str, str]]) -> re.Pattern[str]:
+    """``shapes_pattern`` compiled."""
+    return re.compile(shapes_pattern(parts))
+
+
+def shapes_pattern(parts: Iterable[tuple[str, str]]) -> str:
     """One regex for ``X1 R1 | X2 R2 | …`` where each ``X`` is a character class (its
     inside, ``A-Z``), written as one class of every first character, then each rest
     behind a look-back at its own class. Python's regex engine skips to a candidate at
@@ -172,4 +185,4 @@ def shapes_re(parts: Iterable[tuple[str, str]]) -> re.Pattern[str]:
     parts = list(parts)
     first = "".join(dict.fromkeys(x for x, _ in parts))
     rests = "|".join(f"(?<=[{x}]){r}" for x, r in parts)
-    return re.compile(f"[{first}](?:{rests})")
+    return f"[{first}](?:{rests})"

@@ -25,15 +25,16 @@ from functools import lru_cache
 from typing import Literal
 
 from ._hits import entropy, is_example, is_public
+from ._lazyre import lazy
 
 __all__ = ["ENDINGS", "KeyClass", "is_placeholder", "key_class", "key_parts", "looks_secret"]
 
 KeyClass = Literal["secret", "maybe"]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_SPLIT = re.compile(r"[^a-z0-9]+")
-_VERSION_PART = re.compile(r"v?\d+")
-_TRAILING_DIGITS = re.compile(r"(?<=[a-z])\d+$")
+_CAMEL = lazy(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_SPLIT = lazy(r"[^a-z0-9]+")
+_VERSION_PART = lazy(r"v?\d+")
+_TRAILING_DIGITS = lazy(r"(?<=[a-z])\d+$")
 
 # last part -> class, whatever comes before it
 _SECRET_LAST = frozenset({
@@ -116,7 +117,7 @@ ENDINGS: tuple[str, ...] = tuple(sorted(
 _CLASS_WORDS = frozenset(_SECRET_LAST | _MAYBE_LAST | {
     "pass", "key", "token", "auth", "conn", "session", "phrase", "codes"})
 assert all(any(w in n for w in _CLASS_WORDS) for n in _SECRET_NAMES | _MAYBE_NAMES)
-_ANY_CLASS_WORD = re.compile("|".join(sorted(map(re.escape, _CLASS_WORDS), key=len,
+_ANY_CLASS_WORD = lazy("|".join(sorted(map(re.escape, _CLASS_WORDS), key=len,
                                              reverse=True)))
 
 
@@ -188,7 +189,7 @@ def _key_class_key(parts: tuple[str, ...], prev: str, prev1: str) -> KeyClass | 
 
 # -- values ------------------------------------------------------------------------------
 
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"""(?:
         (.)\1*                                   # one character repeated: ****, xxxx, 0000
       | \$\{[^}]*\}|\$\(?[A-Za-z_][A-Za-z0-9_]*\)?  # ${VAR} $VAR $(VAR)
@@ -208,9 +209,9 @@ _PLACEHOLDER = re.compile(
 
 
 # lower-case words naming a dummy (test_openai_api_key, my-secret-token, fake_password)
-_DUMMY_WORDS = re.compile(
+_DUMMY_WORDS = lazy(
     r"[a-z]+(?:[_-][a-z]+)*", re.ASCII)
-_DUMMY_MARK = re.compile(r"(?:^|[_-])(?:test|dummy|fake|sample|example|mock|placeholder|your|my"
+_DUMMY_MARK = lazy(r"(?:^|[_-])(?:test|dummy|fake|sample|example|mock|placeholder|your|my"
                          r"|foo|bar|xxx)(?:[_-]|$)|[_-](?:key|token|secret|password)$")
 
 
@@ -227,33 +228,33 @@ def is_placeholder(value: str) -> bool:
     return _PLACEHOLDER.fullmatch(v) is not None
 
 
-_NUMBERISH = re.compile(r"[+-]?[\d.,:;/ _+-]*\d[\d.,:;/ _+-]*(?:[eE][+-]?\d+)?[a-zA-Z%]{0,3}")
-_UUID = re.compile(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
+_NUMBERISH = lazy(r"[+-]?[\d.,:;/ _+-]*\d[\d.,:;/ _+-]*(?:[eE][+-]?\d+)?[a-zA-Z%]{0,3}")
+_UUID = lazy(r"[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
                    r"[0-9a-fA-F]{12}")
 # hex digests and trace/span ids: 16 (span), 32 (trace, MD5), 40 (SHA-1, git), 64
 # (SHA-256), 96, 128 digits
-_HEX_DIGEST = re.compile(r"(?:[0-9a-f]{16}|[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}"
+_HEX_DIGEST = lazy(r"(?:[0-9a-f]{16}|[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{96}"
                          r"|[0-9a-f]{128}|[0-9A-F]{16}|[0-9A-F]{32}|[0-9A-F]{40}|[0-9A-F]{64}"
                          r"|[0-9A-F]{128})")
-_UUID_INSIDE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
+_UUID_INSIDE = lazy(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
                           r"[0-9a-fA-F]{12}")
 # ids that API responses hand out (OpenAI, Anthropic, Stripe objects …): evidence
-_API_ID = re.compile(r"(?:call|toolu|msg|req|resp|run|thread|asst|batch|evt|cus|ch|pi|prj|sub"
+_API_ID = lazy(r"(?:call|toolu|msg|req|resp|run|thread|asst|batch|evt|cus|ch|pi|prj|sub"
                      r"|fp|span|trace|step|job|task|item|order|file)[_-][A-Za-z0-9]|chatcmpl-")
-_STRUCTURED = re.compile(r"[\s{}\[\]\"'(),;|\\<>#&]")
-_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
+_STRUCTURED = lazy(r"[\s{}\[\]\"'(),;|\\<>#&]")
+_TIMESTAMP = lazy(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
                         r"(?:Z|[+-]\d{2}:?\d{2})?")
-_NOT_OPAQUE = re.compile(
+_NOT_OPAQUE = lazy(
     r"[A-Za-z][A-Za-z0-9+.-]*://\S*"             # a URL
     r"|[A-Za-z]:\\.*"                            # a Windows path
     r"|[^@\s]+@[^@\s]+\.[A-Za-z]{2,}"             # an email
     r"|(?:[A-Za-z_][A-Za-z0-9_]*\.){2,}[A-Za-z_][A-Za-z0-9_]*")  # a.dotted.name
 # a part made of a word: lower, UPPER, Capitalized or camelCase letters, a number, or a
 # short letters+digits tag (v2, x86_64, gpt4o, 3d)
-_WORD_PART = re.compile(
+_WORD_PART = lazy(
     r"[a-z]{1,24}|[A-Z]{1,24}|[A-Z]?[a-z]+(?:[A-Z][a-z]+)*[A-Z]?|\d+"
     r"|[A-Za-z]{1,12}\d{1,4}[a-z]{0,2}|\d{1,4}[A-Za-z]{1,3}")
-_PART_SPLIT = re.compile(r"[-_./:+, =@&]+")
+_PART_SPLIT = lazy(r"[-_./:+, =@&]+")
 
 #: looks_secret's entropy floors (bits per character), calibrated on the trace corpus
 #: and on random tokens (docs/redact-detectors.md): opaque values of 8-11 characters

@@ -29,8 +29,9 @@ import unicodedata
 from functools import cache
 
 from ._cache import cached_json
-from ._hits import Hit, lower_same_length, words_re
+from ._hits import Hit, lower_same_length, words_pattern
 from ._keys import key_parts
+from ._lazyre import lazy
 
 __all__ = ["CUE_WORDS", "KV", "PAIR_START", "SHAPE_PARTS", "UNCASED", "cue_gate", "cues",
            "find_names", "gate", "is_name_value", "kv_value", "name_key"]
@@ -172,7 +173,7 @@ def name_key(key: str) -> str | None:
 _PARTICLES = frozenset({"van", "von", "der", "den", "de", "da", "das", "do", "dos", "del",
                         "della", "di", "du", "la", "le", "bin", "binti", "ibn", "al", "el",
                         "y", "e", "zu", "ter", "ten", "af", "av", "bint", "ben"})
-_PREFIXED = re.compile(r"(?:Mc|Mac|O|D|Fitz|De|Di|La|Le|Van)[A-Z][a-z]+|[A-Z]\.")
+_PREFIXED = lazy(r"(?:Mc|Mac|O|D|Fitz|De|Di|La|Le|Van)[A-Z][a-z]+|[A-Z]\.")
 
 
 def _letters(part: str) -> bool:
@@ -290,12 +291,12 @@ _PAIR_REST = (r"(?<![\w\x00./@-].)(?:" + _LOWER_RE + r"|(?<=[" + _SCRIPTS + r"])
               r"[^\W\d_]*(?:['’-][^\W\d_]+)*\.?[ \u00a0]"
               r"(?:(?:van|von|de|da|del|der|di|du|la|le|al|el|bin|ibn|dos|das|do|y) )?"
               + _UPPER_RE)
-_PAIR_START = re.compile(_UPPER_RE + _PAIR_REST)
+_PAIR_START = lazy(_UPPER_RE + _PAIR_REST)
 #: (first character class, rest) of the shapes that open the name finders' gate: a pair
 #: of name-shaped words, a letter of an uncased script
 SHAPE_PARTS = ((_UPPER_RE[1:-1], _PAIR_REST), (_SCRIPTS, ""))
 _WORD = f"(?:{_CASED_WORD}|{_UNCASED_RUN})(?![\\w\\x00])"
-_RUN = re.compile(rf"{_WORD}(?:[ \u00a0]{_WORD}){{0,3}}")
+_RUN = lazy(rf"{_WORD}(?:[ \u00a0]{_WORD}){{0,3}}")
 _STRONG_CUES = (
     r"my name is|my name's|name is|i am called|call me|mr\.?|mrs\.?|ms\.?|mx\.?|miss|"
     r"dr\.?|prof\.?|regards,?|sincerely,?|signed,?|best,|thanks,|attn:?|c/o|"
@@ -308,12 +309,12 @@ _WEAK_CUES = (
     r"talk to|spoke with|spoke to|i am|i'm|señor|señora|herr|frau|monsieur|madame|"
     r"господин|госпожа|客户"
 )
-_CUE = re.compile(rf"(?i)(?<![\w\x00])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))"
+_CUE = lazy(rf"(?i)(?<![\w\x00])(?:(?P<strong>{_STRONG_CUES})|(?P<weak>{_WEAK_CUES}))"
                   r"(?:[ \t\u00a0]*[:：,][ \t\u00a0]*\n?|[ \t\u00a0]+|(?<=[\u4e00-\u9fff]))")
-KV = re.compile(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
+KV = lazy(r"(?P<key>[A-Za-z][\w.-]{0,40}?)[\"']?[ \t]*[:=][ \t]*(?P<q>[\"']?)")
 _TWO_CAPS = PAIR_START = _PAIR_START
-_UNCASED = UNCASED = re.compile(f"[{_SCRIPTS}]")
-_CUE_CAP = re.compile(_CUE.pattern + "(?=" + _UPPER_RE + ")")
+_UNCASED = UNCASED = lazy(f"[{_SCRIPTS}]")
+_CUE_CAP = lazy(_CUE.pattern + "(?=" + _UPPER_RE + ")")
 # the first words of every cue, searched in the lower-cased text: where one stands,
 # ``_CUE`` is tried
 CUE_WORDS = (
@@ -325,7 +326,7 @@ CUE_WORDS = (
     "contact", "customer", "patient", "recipient", "assigned to", "ask for", "talk to",
     "spoke with", "spoke to", "i'm", "señor", "señora", "herr", "frau", "monsieur",
     "madame", "господин", "госпожа", "客户")
-_CUE_WORDS = words_re(CUE_WORDS, bounded=True)
+_CUE_WORDS = lazy(words_pattern(CUE_WORDS, bounded=True))
 
 
 def cues(text: str, low: str) -> list[re.Match[str]]:

@@ -23,7 +23,8 @@ from stdnum.in_ import aadhaar
 from stdnum.it import codicefiscale
 from stdnum.us import ssn
 
-from ._hits import Hit, lower_same_length, shapes_re, words_re
+from ._hits import Hit, lower_same_length, shapes_pattern, words_pattern
+from ._lazyre import LazyPattern, lazy
 
 __all__ = ["CONTEXT", "ID_DETECTORS", "SHAPES", "SHAPE_PARTS", "WORDS", "find_national_ids",
            "gate", "id_value_ok"]
@@ -43,7 +44,7 @@ def _aadhaar_ok(value: str) -> bool:
     return _ok(aadhaar.is_valid)(digits)
 
 
-_NINO = re.compile(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\d{6}[A-D]")
+_NINO = lazy(r"[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z]\d{6}[A-D]")
 _NINO_UNUSED = frozenset({"BG", "GB", "KN", "NK", "NT", "TN", "ZZ"})
 
 
@@ -96,21 +97,21 @@ _BD = _B + r"(?<!\d[ -])"  # for ids that start and end with digits
 _ED = r"(?![\w\x00-]|[.,/]\w|[ -]\d)"
 
 # (detector, pattern, needs context)
-_PATTERNS: list[tuple[str, re.Pattern[str], bool]] = [
-    ("us-ssn", re.compile(_BD + r"\d{3}-\d{2}-\d{4}" + _ED), False),
-    ("us-ssn", re.compile(_BD + r"\d{3}(?: \d{2} \d{4}|\d{6})" + _ED), True),
-    ("uk-nino", re.compile(_B + r"[A-Z]{2} \d{2} \d{2} \d{2} [A-D]" + _E), False),
-    ("uk-nino", re.compile(_B + r"[A-Z]{2}\d{6}[A-D]" + _E), True),
-    ("es-dni", re.compile(_B + r"\d{8}-?[A-Z]" + _E), False),
-    ("es-nie", re.compile(_B + r"[XYZ]-?\d{7}-?[A-Z]" + _E), False),
-    ("it-codice-fiscale", re.compile(
+_PATTERNS: list[tuple[str, LazyPattern, bool]] = [
+    ("us-ssn", lazy(_BD + r"\d{3}-\d{2}-\d{4}" + _ED), False),
+    ("us-ssn", lazy(_BD + r"\d{3}(?: \d{2} \d{4}|\d{6})" + _ED), True),
+    ("uk-nino", lazy(_B + r"[A-Z]{2} \d{2} \d{2} \d{2} [A-D]" + _E), False),
+    ("uk-nino", lazy(_B + r"[A-Z]{2}\d{6}[A-D]" + _E), True),
+    ("es-dni", lazy(_B + r"\d{8}-?[A-Z]" + _E), False),
+    ("es-nie", lazy(_B + r"[XYZ]-?\d{7}-?[A-Z]" + _E), False),
+    ("it-codice-fiscale", lazy(
         _B + r"[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z]"
         r"[0-9LMNPQRSTUV]{3}[A-Z]" + _E), False),
-    ("br-cpf", re.compile(_BD + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _ED), False),
-    ("br-cpf", re.compile(_BD + r"\d{11}" + _ED), True),
-    ("in-aadhaar", re.compile(_BD + r"[2-9]\d{3} \d{4} \d{4}" + _ED), False),
-    ("in-aadhaar", re.compile(_BD + r"[2-9]\d{3}(?:-\d{4}-\d{4}|\d{8})" + _ED), True),
-    ("passport", re.compile(_B + r"[A-Z0-9]{1,3} ?[0-9]{5,8}[A-Z0-9]?" + _E), True),
+    ("br-cpf", lazy(_BD + r"\d{3}\.\d{3}\.\d{3}-\d{2}" + _ED), False),
+    ("br-cpf", lazy(_BD + r"\d{11}" + _ED), True),
+    ("in-aadhaar", lazy(_BD + r"[2-9]\d{3} \d{4} \d{4}" + _ED), False),
+    ("in-aadhaar", lazy(_BD + r"[2-9]\d{3}(?:-\d{4}-\d{4}|\d{8})" + _ED), True),
+    ("passport", lazy(_B + r"[A-Z0-9]{1,3} ?[0-9]{5,8}[A-Z0-9]?" + _E), True),
 ]
 
 #: context words: a bare number right after one of them (within a few words) is an id
@@ -126,7 +127,7 @@ CONTEXT: dict[str, tuple[str, ...]] = {
                  "passaporte", "паспорт", "护照", "旅券"),
 }
 _CONTEXT_RE = {
-    det: re.compile(r"(?i)(?<![a-z])(?:" + "|".join(re.escape(w) for w in words)
+    det: lazy(r"(?i)(?<![a-z])(?:" + "|".join(re.escape(w) for w in words)
                     + r")(?![a-z])[^\n]{0,24}$")
     for det, words in CONTEXT.items()
 }
@@ -138,9 +139,9 @@ SHAPE_PARTS = (
     ("A-Z", r"(?<![A-Z][A-Z])(?:[A-Z](?: \d\d \d\d \d\d|[A-Z]{4}[0-9LMNPQRSTUV]{2}"
             r"[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z])|(?<=[XYZ])-?\d{7})"),
 )
-SHAPES = shapes_re(SHAPE_PARTS)
+SHAPES = lazy(shapes_pattern(SHAPE_PARTS))
 #: every context word, on the lower-cased text
-WORDS = words_re(w for words in CONTEXT.values() for w in words)
+WORDS = lazy(words_pattern(w for words in CONTEXT.values() for w in words))
 
 
 def _has_context(text: str, det: str, start: int) -> bool:

@@ -58,7 +58,6 @@ from ..model import (
     loads,
     parse_path,
 )
-from ..rules import shape
 
 __all__ = ["STRUCTURE", "FirstSeen", "Policy", "PolicyError", "PolicyRedactor",
            "apply_policy", "load_policy", "parse_policy", "shape_of"]
@@ -206,6 +205,8 @@ def shape_of(value: Any) -> Any:
     """A scalar's shape token (``«str:12»``, ``«int»``, ``«float»``, ``«bool»``; null
     stays null); containers keep their keys and lengths, their scalars become shapes
     (``rules.shape`` in its ``tokens`` spelling)."""
+    from ..rules import shape  # the rules load when a policy is applied, not with redaction
+
     return shape(value, tokens=True)
 
 

@@ -27,8 +27,9 @@ import ipaddress
 import re
 from functools import cache
 
-from ._hits import Hit, lower_same_length, words_re
+from ._hits import Hit, lower_same_length, words_pattern
 from ._keys import key_parts
+from ._lazyre import LazyPattern, lazy
 
 __all__ = ["ADDRESS_WORDS_LIST", "BIRTH_WORDS_LIST", "EURO_WORDS_LIST", "HOUSE", "SHAPE_PARTS",
            "address_key", "birth_key", "find_addresses", "find_birth_dates", "gate",
@@ -72,12 +73,12 @@ def birth_key(key: str) -> bool:
     return any(parts[i:] in _BIRTH_KEYS for i in range(len(parts)))
 
 
-_MACHINE = re.compile(r"^(?:[\d.:]+|[0-9a-fA-Fx]{20,}|\S+@\S+|[a-z][a-z0-9+.-]*://\S*"
+_MACHINE = lazy(r"^(?:[\d.:]+|[0-9a-fA-Fx]{20,}|\S+@\S+|[a-z][a-z0-9+.-]*://\S*"
                       r"|[\w.-]+:\d+|(?a:[\w./-]+))$")
 
 
 #: a run that may be an IP address inside a value (``ipaddress`` decides)
-_IP_LIKE = re.compile(r"(?<![\w.:])[0-9a-fA-F]*[.:][0-9a-fA-F.:]*(?![\w.:])")
+_IP_LIKE = lazy(r"(?<![\w.:])[0-9a-fA-F]*[.:][0-9a-fA-F.:]*(?![\w.:])")
 
 
 def _holds_ip(s: str) -> bool:
@@ -92,7 +93,7 @@ def _holds_ip(s: str) -> bool:
 
 
 #: scripts written without spaces between words (CJK, kana, Hangul, Thai)
-_UNSPACED = re.compile(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af\u0e00-\u0e7f]")
+_UNSPACED = lazy(r"[\u4e00-\u9fff\u3040-\u30ff\uac00-\ud7af\u0e00-\u0e7f]")
 
 
 def is_address_value(value: str) -> bool:
@@ -114,8 +115,8 @@ _DATE = (r"(?:(?:19|20)\d\d-[01]\d-[0-3]\d|[0-3]?\d[./-][01]?\d[./-](?:19|20)\d\
          rf"|[01]?\d/[0-3]?\d/(?:19|20)\d\d|{_MONTHS} [0-3]?\d(?:st|nd|rd|th)?,? (?:19|20)\d\d"
          rf"|[0-3]?\d(?:st|nd|rd|th)?\.? (?:of )?{_MONTHS},? (?:19|20)\d\d"
          r"|(?:19|20)\d\d年[01]?\d月[0-3]?\d日)")
-_DATE_RE = re.compile(rf"(?i){_DATE}")
-_BIRTH_CONTEXT = re.compile(
+_DATE_RE = lazy(rf"(?i){_DATE}")
+_BIRTH_CONTEXT = lazy(
     r"(?i)(?<![A-Za-z0-9\x00])(?:born(?: on| in)?|dob|d\.o\.b\.?|date[ _]of[ _]birth"
     r"|birth[ _]?date|birthday|geboren(?: am)?|geburtsdatum|née?(?: le)?"
     r"|fecha de nacimiento|nacid[oa](?: el)?|data di nascita|nato il|nata il"
@@ -134,21 +135,21 @@ BIRTH_WORDS_LIST = (
     "birthdate", "birthday", "geboren", "geburtsdatum", "née", "nee", "fecha de nacimiento",
     "nacido", "nacida", "data di nascita", "nato il", "nata il", "data de nascimento",
     "дата рождения", "родился", "родилась", "出生日期", "生年月日", "تاريخ الميلاد")
-_BIRTH_WORDS = words_re(BIRTH_WORDS_LIST)
+_BIRTH_WORDS = lazy(words_pattern(BIRTH_WORDS_LIST))
 ADDRESS_WORDS_LIST = (
     "address", "addr", "lives at", "live at", "living at", "reside at", "resides at",
     "ship to", "shipping to", "deliver to", "delivery to", "send it to", "located at",
     "moved to", "dirección", "direccion", "endereço", "adresse", "indirizzo", "адрес",
     "住所", "地址", "العنوان")
-_ADDRESS_WORDS = words_re(ADDRESS_WORDS_LIST)
+_ADDRESS_WORDS = lazy(words_pattern(ADDRESS_WORDS_LIST))
 EURO_WORDS_LIST = (
     "straße", "strasse", "str.", "gasse", "weg", "platz", "allee", "rue ", "avenue ",
     "boulevard ", "calle ", "avenida ", "via ", "viale ", "piazza ", "rua ", "praça ",
     "carrer ", "plaza ", "paseo ", "ulica ", "улица", "ул.", "проспект", "пр.")
-_EURO_WORDS = words_re(EURO_WORDS_LIST)
+_EURO_WORDS = lazy(words_pattern(EURO_WORDS_LIST))
 
 
-def _contexts(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str
+def _contexts(rx: LazyPattern, words: LazyPattern, text: str, low: str
               ) -> list[re.Match[str]]:
     """The matches of a context regex at the places its words stand."""
     out = []
@@ -173,14 +174,14 @@ def find_birth_dates(text: str, low: str | None = None) -> list[Hit]:
 _STREET_TYPES = (r"street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|drive|dr|way|"
                  r"court|ct|place|pl|parkway|pkwy|square|sq|terrace|close|crescent|"
                  r"highway|hwy|strasse|straße|str|gasse|weg|platz|allee")
-_STREET = re.compile(
+_STREET = lazy(
     r"(?<![\w\x00.,/-])\d{1,5}[A-Za-z]?,? [A-Z][a-z][\w'’-]*\.? "
     r"(?:[A-Z][\w'’-]*\.? ){0,3}"
     rf"(?i:{_STREET_TYPES})\b\.?"
     r"(?:,? (?:(?:Apt|Suite|Unit|Flat)\.? ?\w+,? )?[A-Z][\w'’-]+(?: [A-Z][\w'’-]+){0,2}"
     r"(?:,? [A-Z]{2})?(?:,? \d{5}(?:-\d{4})?| [A-Z]{1,2}\d[A-Z\d]? \d[A-Z]{2})?)?"
     r"(?![\w\x00])")
-_EURO_STREET = re.compile(
+_EURO_STREET = lazy(
     r"(?<![\w\x00])(?:[A-ZÀ-Þ][\w'’-]*(?:straße|strasse|str\.|gasse|weg|platz|allee)"
     r"|(?:Rue|Avenue|Boulevard|Calle|Avenida|Via|Viale|Piazza|Rua|Praça|Carrer|Plaza"
     r"|Paseo|Ulica|улица|ул\.|проспект|пр\.)(?: [\w'’.-]+){1,4}),? \d{1,4}[a-zA-Z]?"
@@ -189,7 +190,7 @@ _CITY = r"(?:,? (?:\d{4,5} )?[A-ZÀ-ÞА-Я][\w'’-]+)?"
 _PARTICLE = (r"(?:de la |de l['’]|de |du |des |la |le |les |d['’]|l['’]|dei |del |della "
              r"|delle |degli |di |da |do |dos |das )?")
 #: a house number first: ``12 rue de la Paix``, ``3 bis avenue Foch, 75116 Paris``
-_EURO_NUMBER_FIRST = re.compile(
+_EURO_NUMBER_FIRST = lazy(
     r"(?<![\w\x00.,/-])\d{1,4}(?:[a-zA-Z]| bis| ter)?,? (?i:rue|avenue|boulevard|bd|allée|allee"
     r"|chemin|impasse|quai|place)"
     rf" {_PARTICLE}[A-ZÀ-Þ][\w'’-]*(?: [A-ZÀ-Þ][\w'’-]*){{0,3}}{_CITY}(?![\w\x00])")
@@ -198,20 +199,20 @@ _NAME_WORD = r"[A-ZÀ-Þ][a-zà-ÿ'’-]+"
 #: ``calle Mayor 5``); lower-case ``via`` is also an English word (``via Python 3``,
 #: ``via Cloudflare 12 ms``), so after it the name is plain capitalised words and the
 #: number (two or three digits, or one before a city) ends the clause
-_EURO_LOWER = re.compile(
+_EURO_LOWER = lazy(
     r"(?<![\w\x00])(?:(?:viale|piazza|calle|avenida|rua|praça|carrer|paseo|ulica|rue)"
     rf" {_PARTICLE}[A-ZÀ-Þ][\w'’.-]*(?: [A-ZÀ-Þ][\w'’.-]*){{0,3}},? \d{{1,4}}[a-zA-Z]?"
     rf"|via {_PARTICLE}{_NAME_WORD}(?: {_NAME_WORD}){{0,2}},? "
     r"(?:\d{2,3}[a-zA-Z]?(?=$|[,.;:)!?\n]| \d{5})|\d[a-zA-Z]?(?=,? (?:\d{5} )?[A-ZÀ-Þ])))"
     rf"{_CITY}(?![\w\x00.]\d|[\w\x00])")
-_ADDRESS_CONTEXT = re.compile(
+_ADDRESS_CONTEXT = lazy(
     r"(?i)(?<![A-Za-z0-9\x00])(?:(?:(?:home|postal|mailing|billing|shipping|street|delivery)"
     r"[ _-]?)?address(?: is)?|addr|lives at|live at|living at|reside at|resides at"
     r"|ship(?:ping)? to|deliver(?:y)? to|send it to|located at|moved to|dirección"
     r"|direccion|endereço|adresse|indirizzo|адрес|住所|地址|العنوان)"
     r"[\"']?[ \t]*[:=：]?[ \t]*[\"']?")
 _HOUSE_REST = r"[A-Za-z]?,? [A-Z][a-z]"
-_HOUSE = HOUSE = re.compile(r"\d" + _HOUSE_REST)
+_HOUSE = HOUSE = lazy(r"\d" + _HOUSE_REST)
 #: (first character class, rest) of the house number shape
 SHAPE_PARTS = ((r"\d", _HOUSE_REST),)
 
@@ -282,7 +283,7 @@ def word_gate(text: str, low: str, start: int = 0) -> bool:
             or _any_context(_BIRTH_CONTEXT, _BIRTH_WORDS, text, low, start))
 
 
-def _any_context(rx: re.Pattern[str], words: re.Pattern[str], text: str, low: str,
+def _any_context(rx: LazyPattern, words: LazyPattern, text: str, low: str,
                  start: int) -> bool:
     """Whether ``_contexts`` finds anything (stopping at the first)."""
     return any(rx.match(text, w.start()) is not None for w in words.finditer(low, start))

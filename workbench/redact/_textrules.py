@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from ._catalog import context_rules_for
 from ._hits import Hit, entropy, is_example, is_public
 from ._keys import is_placeholder, key_class, looks_secret
+from ._lazyre import lazy
 from ._yamlblock import BLOCK_HEAD, BLOCK_INDICATOR, yaml_block
 
 __all__ = ["STRUCT_KEYWORDS", "find_assignments", "find_auth_schemes", "find_cli",
@@ -32,14 +33,14 @@ STRUCT_KEYWORDS = ("-----", "Private-Lines:", "eyJ", "ZXlK", "pass:", "@", "::")
 
 # -- PEM private keys ---------------------------------------------------------------------
 
-_PEM_HEAD = re.compile(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_PEM_END = re.compile(r"-----END[ A-Z0-9]{0,40}-----")
+_PEM_HEAD = lazy(r"-----BEGIN[ A-Z0-9]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_PEM_END = lazy(r"-----END[ A-Z0-9]{0,40}-----")
 # a truncated block (no END line): base64, whitespace, \n escapes and "Name: value"
 # header lines (Proc-Type, DEK-Info, Version, Comment)
-_PEM_BODY = re.compile(r"(?:[A-Za-z0-9+/=\s]|\\[nrt]|(?<![^\s\\])[A-Za-z-]+: [^\n\\]*)*")
-_PEM_EDGE = re.compile(r"^(?:\s|\\[nrt])+|(?:\s|\\[nrt])+$")
-_PUTTY = re.compile(r"Private-Lines: *(?P<n>\d{1,3}) *(?:\r?\n|\\r?\\n)")
-_PUTTY_LINE = re.compile(r"[A-Za-z0-9+/=]+(?:\r?\n|\\r?\\n)?")
+_PEM_BODY = lazy(r"(?:[A-Za-z0-9+/=\s]|\\[nrt]|(?<![^\s\\])[A-Za-z-]+: [^\n\\]*)*")
+_PEM_EDGE = lazy(r"^(?:\s|\\[nrt])+|(?:\s|\\[nrt])+$")
+_PUTTY = lazy(r"Private-Lines: *(?P<n>\d{1,3}) *(?:\r?\n|\\r?\\n)")
+_PUTTY_LINE = lazy(r"[A-Za-z0-9+/=]+(?:\r?\n|\\r?\\n)?")
 
 
 def find_private_keys(text: str) -> list[Hit]:
@@ -82,9 +83,9 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 # -- JWTs -----------------------------------------------------------------------------
 
-_JWT = re.compile(r"eyJ(?<![\x00A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{2,}){1,3}"
+_JWT = lazy(r"eyJ(?<![\x00A-Za-z0-9_-]eyJ)[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{2,}){1,3}"
                   r"\.[A-Za-z0-9_-]*(?![\x00A-Za-z0-9_-])")
-_JWT_B64 = re.compile(r"ZXlK(?<![\x00A-Za-z0-9+/]ZXlK)[A-Za-z0-9+/]{40,}={0,2}"
+_JWT_B64 = lazy(r"ZXlK(?<![\x00A-Za-z0-9+/]ZXlK)[A-Za-z0-9+/]{40,}={0,2}"
                       r"(?![\x00A-Za-z0-9+/=])")
 
 
@@ -122,7 +123,7 @@ def find_jwts(text: str) -> list[Hit]:
 
 # -- URLs and DSNs --------------------------------------------------------------------
 
-_USERINFO = re.compile(r"://(?P<user>[^\s:/?#@\"'<>\\\x00]{0,256}):"
+_USERINFO = lazy(r"://(?P<user>[^\s:/?#@\"'<>\\\x00]{0,256}):"
                        r"(?P<secret>[^\s/?#\"'<>\\\x00]{1,512})@(?=[A-Za-z0-9\[._-])")
 
 
@@ -135,7 +136,7 @@ def find_url_passwords(text: str) -> list[Hit]:
 
 # -- Authorization schemes ------------------------------------------------------------
 
-_STANDALONE = re.compile(
+_STANDALONE = lazy(
     "(?:" + "|".join(f"{w}(?<![\x00A-Za-z0-9_-]{w})" for w in ("Bearer", "bearer", "BEARER",
                                                           "Basic", "BASIC")) + ")"
     r"(?=[ \t]+(?P<secret>[A-Za-z0-9._~+/-]{6,}=*)(?![\x00A-Za-z0-9._~+/=-]))")
@@ -194,7 +195,7 @@ def _authorization(text: str, start: int, end: int) -> Iterable[Hit]:
               "secret")
 
 
-_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]+(?=\S)")
+_SCHEME = lazy(r"([A-Za-z][A-Za-z0-9_-]*)[ \t]+(?=\S)")
 _SCHEME_WORDS = frozenset({"bearer", "basic", "token", "digest", "bot", "ssws", "apikey",
                            "negotiate", "ntlm", "hmac", "oauth"})
 
@@ -203,12 +204,12 @@ _SCHEME_WORDS = frozenset({"bearer", "basic", "token", "digest", "bot", "ssws", 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-$@")
 # an unquoted value ends at a delimiter, or at "&" before another name= (a query)
-_UNQUOTED = re.compile(r"(?:[^\s\"'`,;<>{}\[\]()\\\x00&]|&(?![A-Za-z_][\w.\[\]-]*=))+")
-_QUERY_VALUE = re.compile(r"[^\s&#\"'<>\\\x00]+")
-_REST_OF_LINE = re.compile(r"[^\r\n\"'`\\\x00]+")
+_UNQUOTED = lazy(r"(?:[^\s\"'`,;<>{}\[\]()\\\x00&]|&(?![A-Za-z_][\w.\[\]-]*=))+")
+_QUERY_VALUE = lazy(r"[^\s&#\"'<>\\\x00]+")
+_REST_OF_LINE = lazy(r"[^\r\n\"'`\\\x00]+")
 _COMPARE = ("==", "!=", ">=", "<=")
-_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+_IDENT = lazy(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 _COOKIE_ATTRS = frozenset({"expires", "max-age", "domain", "path", "samesite", "priority",
                            "partitioned", "secure", "httponly", "version", "comment"})
 
@@ -369,14 +370,14 @@ def _cookies(text: str, start: int, end: int, *, set_cookie: bool) -> Iterable[H
 
 # -- command lines ---------------------------------------------------------------------
 
-_LONG_FLAG = re.compile(r"(?P<name>--(?<![\x00\w-]--)[A-Za-z][A-Za-z0-9_-]{1,40})[ \t]+"
+_LONG_FLAG = lazy(r"(?P<name>--(?<![\x00\w-]--)[A-Za-z][A-Za-z0-9_-]{1,40})[ \t]+"
                         r"(?P<q>[\"']?)(?P<value>[^\s\"'\x00-][^\s\"'\x00]*)(?P=q)")
 _CLI_SPECIAL = (
-    re.compile(r"curl\b[^\n]*?\s(?:-u|--user)[ =]?[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)"),
-    re.compile(r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p[\"']?(?P<secret>[^\s\"']+)"),
-    re.compile(r"sshpass[ \t]+-p[ \t]+[\"']?(?P<secret>[^\s\"']+)"),
-    re.compile(r"redis-cli\b[^\n]*?\s-a[ \t]+[\"']?(?P<secret>[^\s\"']+)"),
-    re.compile(r"-pass(?:in|out)?[ \t]+pass:(?P<secret>\S+)"))
+    lazy(r"curl\b[^\n]*?\s(?:-u|--user)[ =]?[\"']?[^\s:\"']*:(?P<secret>[^\s\"']+)"),
+    lazy(r"mysql(?:dump|admin|sh)?\b[^\n]*?\s-p[\"']?(?P<secret>[^\s\"']+)"),
+    lazy(r"sshpass[ \t]+-p[ \t]+[\"']?(?P<secret>[^\s\"']+)"),
+    lazy(r"redis-cli\b[^\n]*?\s-a[ \t]+[\"']?(?P<secret>[^\s\"']+)"),
+    lazy(r"-pass(?:in|out)?[ \t]+pass:(?P<secret>\S+)"))
 
 
 def find_cli(text: str) -> list[Hit]:
@@ -400,12 +401,12 @@ def find_cli(text: str) -> list[Hit]:
 
 # -- XML, key/value attribute pairs, netrc, Kubernetes Secrets ----------------------------------
 
-_XML = re.compile(r"<(?P<name>[A-Za-z_][\w:.-]{0,60})>(?P<value>[^<>\n]{1,1024})</(?P=name)>")
-_KV_ATTRS = re.compile(r"(?:key|name)\s*=\s*\"(?P<name>[^\"<>\n]{1,80})\"\s+value\s*=\s*"
+_XML = lazy(r"<(?P<name>[A-Za-z_][\w:.-]{0,60})>(?P<value>[^<>\n]{1,1024})</(?P=name)>")
+_KV_ATTRS = lazy(r"(?:key|name)\s*=\s*\"(?P<name>[^\"<>\n]{1,80})\"\s+value\s*=\s*"
                        r"\"(?P<value>[^\"<>\n]*)\"")
-_PAIR = re.compile(r"\"(?:name|key)\"\s*:\s*\"(?P<name>[^\"\n]{1,80})\"\s*,\s*\"value\"\s*:\s*"
+_PAIR = lazy(r"\"(?:name|key)\"\s*:\s*\"(?P<name>[^\"\n]{1,80})\"\s*,\s*\"value\"\s*:\s*"
                    r"\"(?P<value>(?:[^\"\\\n]|\\.){1,4096})\"")
-_NETRC = re.compile(r"machine[ \t]+\S+(?:[ \t\n]+(?:login|account)[ \t]+\S+)*[ \t\n]+"
+_NETRC = lazy(r"machine[ \t]+\S+(?:[ \t\n]+(?:login|account)[ \t]+\S+)*[ \t\n]+"
                     r"password[ \t]+(?P<secret>\S+)")
 
 
@@ -433,11 +434,11 @@ def find_xml(text: str) -> list[Hit]:
     return hits
 
 
-_K8S_KIND = re.compile(r"kind[\"']?\s*:\s*[\"']?Secret\b")
-_K8S_YAML_DATA = re.compile(r"(?m)^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\r?$")
-_K8S_YAML_ITEM = re.compile(r"(?P<ind>[ \t]+)(?P<key>[\w.-]+):[ \t]*(?P<value>[^\n]*)")
-_K8S_JSON_DATA = re.compile(r"\"(?:data|stringData)\"\s*:\s*\{(?P<body>[^{}]{1,65536})\}")
-_K8S_JSON_ITEM = re.compile(r"\"[\w.-]+\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.)*)\"")
+_K8S_KIND = lazy(r"kind[\"']?\s*:\s*[\"']?Secret\b")
+_K8S_YAML_DATA = lazy(r"(?m)^(?P<ind>[ \t]*)(?:data|stringData):[ \t]*\r?$")
+_K8S_YAML_ITEM = lazy(r"(?P<ind>[ \t]+)(?P<key>[\w.-]+):[ \t]*(?P<value>[^\n]*)")
+_K8S_JSON_DATA = lazy(r"\"(?:data|stringData)\"\s*:\s*\{(?P<body>[^{}]{1,65536})\}")
+_K8S_JSON_ITEM = lazy(r"\"[\w.-]+\"\s*:\s*\"(?P<value>(?:[^\"\\]|\\.)*)\"")
 
 
 def find_k8s_secrets(text: str) -> list[Hit]:

@@ -152,9 +152,9 @@ def test_the_budget_decides_the_processes_and_the_sort(tmp_path, monkeypatch):
         seen["memory"] = kwargs["memory"]
         return finalize(*args, **kwargs)
 
-    def spy_workers(n):
+    def spy_workers(n, *args):
         seen["workers"] = n
-        return workers(n)
+        return workers(n, *args)
 
     monkeypatch.setattr(_pipeline, "finalize", spy_finalize)
     monkeypatch.setattr(_pipeline, "Workers", spy_workers)
