@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..ingest import format_names
+from ..ingest import format_names, start_workers
 from ._main import common, emit, summary
 from ._render import ProgressLine
 
@@ -104,6 +104,8 @@ def _refused(result: IngestResult) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # a large input's workers import the ingest code while this process does
+    start_workers(args.paths, redact=args.redact, memory=args.memory)
     from ..ingest import ingest, warm_up  # the pipeline and the store: not for `--help`
     from ..store import Store, resolve_store_path, suggestion
 

@@ -18,6 +18,7 @@ import typing as _typing
 
 from ._labels import BUILD_ATTRIBUTE, SCENARIO_ATTRIBUTE, Labels, check_label
 from ._registry import ADAPTERS, adapter_for, detect, format_names
+from ._workers import start_workers
 
 if _typing.TYPE_CHECKING:
     from ._pipeline import IngestProgress, IngestResult, TraceSummary, check_env, ingest
@@ -39,6 +40,7 @@ __all__ = [
     "format_names",
     "ingest",
     "read_trace",
+    "start_workers",
     "warm_up",
 ]
 

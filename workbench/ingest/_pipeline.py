@@ -44,16 +44,14 @@ from ..store import Scratch, Store
 from ._finalize import TraceStats, finalize
 from ._labels import Labels, check_label
 from ._memory import (
-    DEFAULT_MEMORY,
     memory_budget,
     partitions_for,
-    processes_within,
     sort_memory,
 )
 from ._partial import Refusals, pick_sources, readable
 from ._registry import adapter_for
 from ._stage import Stager, warm_up
-from ._workers import Workers, run_jobs
+from ._workers import Workers, preload_for, processes_for, run_jobs
 
 if TYPE_CHECKING:
     from ..redact import Redactor
@@ -61,8 +59,6 @@ if TYPE_CHECKING:
 __all__ = ["IngestProgress", "IngestResult", "TraceSummary", "check_env", "ingest"]
 
 _ORD_BITS = 40  # file order within a part; parts of up to 2**40 events
-_PARALLEL_ABOVE = 32 << 20  # bytes of input before more processes pay for their start
-_MAX_WORKERS = 4
 _RETRIES = 3
 #: events read before redaction asks the prefilter about their new strings in one scan
 _PRIME_EVENTS = 256
@@ -242,17 +238,6 @@ def _stage_part(part: _Part, report: Callable[[int], None] | None = None) -> _St
     return _Staged(part.src, rows, stager.files, infos, stager.hits)
 
 
-def _workers(total: int, requested: int | None, budget: int = DEFAULT_MEMORY) -> int:
-    """Processes to use for ``total`` bytes of input: one per core for large inputs,
-    none extra for small ones; never more than the memory ``budget`` holds."""
-    if requested is not None:
-        wanted = max(1, requested)
-    else:
-        wanted = (max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE
-                  else 1)
-    return processes_within(budget, wanted)
-
-
 def _size(files: list[tuple[Path, bool]]) -> int:
     """Bytes to read, before hashing tells which files are new."""
     total = 0
@@ -377,8 +362,8 @@ def _ingest_once(paths: Sequence[str | os.PathLike[str]], store: Store, forced: 
     threading.Thread(target=warm_up, daemon=True).start()
     # several files, or a folder: a file that cannot be read is refused, the rest stored
     refusals = Refusals(lenient=not strict and (len(files) > 1 or any(d for _, d in files)))
-    preload = ("workbench.redact",) if redact else ()  # a worker that will redact
-    with Workers(_workers(_size(files), requested, budget), preload) as pool:
+    preload = preload_for(redact)
+    with Workers(processes_for(_size(files), requested, budget), preload) as pool:
         return _ingest_files(files, pool, store, forced, progress, requested, redact, env,
                              budget, refusals, source_name)
 
@@ -398,7 +383,7 @@ def _ingest_files(files: list[tuple[Path, bool]], pool: Workers,
         if progress is not None:
             progress(IngestProgress(phase, n, file))
 
-    if _workers(sum(s.size for s, _ in sources), requested, budget) < pool.n:
+    if processes_for(sum(s.size for s, _ in sources), requested, budget) < pool.n:
         pool.close()  # the files already in the store left little to read
         pool = Workers(1)
     workers = pool.n

@@ -16,6 +16,8 @@ pickle: ``(function name, job)`` out, ``("ok", result)`` or ``("err", exception)
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import gc
 import importlib
 import os
@@ -25,12 +27,16 @@ import subprocess
 import sys
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, TypeVar
 
-__all__ = ["Workers", "run_jobs"]
+from ..model import UsageError
+from ._memory import DEFAULT_MEMORY, memory_budget, processes_within
+
+__all__ = ["Workers", "preload_for", "processes_for", "run_jobs", "start_workers"]
 
 J = TypeVar("J")
 R = TypeVar("R")
@@ -166,6 +172,98 @@ class _Round:
             self.done(job, reply[0] == "ok", reply[1])
 
 
+_PARALLEL_ABOVE = 32 << 20  # bytes of input before more processes pay for their start
+_MAX_WORKERS = 4
+
+
+def processes_for(total: int, requested: int | None, budget: int = DEFAULT_MEMORY) -> int:
+    """Processes to use for ``total`` bytes of input: one per core for large inputs,
+    none extra for small ones; never more than the memory ``budget`` holds."""
+    if requested is not None:
+        wanted = max(1, requested)
+    else:
+        wanted = (max(1, min(os.cpu_count() or 1, _MAX_WORKERS)) if total >= _PARALLEL_ABOVE
+                  else 1)
+    return processes_within(budget, wanted)
+
+
+def preload_for(redact: object) -> tuple[str, ...]:
+    """What a worker imports before it serves, beside the ingest code: redaction when
+    the jobs will redact."""
+    return ("workbench.redact",) if redact else ()
+
+
+def _spawn(preload: Sequence[str]) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "workbench.ingest._worker_main", *preload],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+#: workers started ahead of their pool (``start_workers``), with what they preload
+_EARLY: list[tuple[tuple[str, ...], subprocess.Popen[bytes]]] = []
+_EARLY_LOCK = threading.Lock()
+
+
+def start_workers(paths: Iterable[str | os.PathLike[str]], *, redact: object = True,
+                  memory: int | str | None = None) -> int:
+    """Starts now the worker processes an ingest of ``paths`` will use, so that they
+    import the ingest code while the caller is still importing it; the next ``Workers``
+    with the same preload takes them (any it does not need end at once, any never
+    taken end at exit). Counts as that ingest will: the named files' size, the memory
+    budget. Starts none for a folder (listing it twice costs more than it saves) or
+    when the budget does not parse (the ingest reports it). Returns how many started."""
+    total = 0
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            return 0
+        with contextlib.suppress(OSError):  # the ingest names the problem
+            total += p.stat().st_size
+    try:
+        n = processes_for(total, None, memory_budget(memory))
+    except UsageError:  # MEMORY_INVALID, MEMORY_TOO_SMALL: the ingest reports it
+        return 0
+    preload = tuple(preload_for(redact))
+    with _EARLY_LOCK:
+        if not _EARLY:
+            atexit.register(_end_early)
+        started = [(preload, _spawn(preload)) for _ in range(n - 1)]
+        _EARLY.extend(started)
+    return len(started)
+
+
+def _take_early(preload: tuple[str, ...], n: int) -> list[subprocess.Popen[bytes]]:
+    """Up to ``n`` early workers with this preload; the others end now."""
+    with _EARLY_LOCK:
+        early = _EARLY[:]
+        _EARLY.clear()
+    taken = [p for pre, p in early if pre == preload and p.poll() is None][:n]
+    _end([p for _, p in early if p not in taken])
+    return taken
+
+
+def _end_early() -> None:
+    with _EARLY_LOCK:
+        early = _EARLY[:]
+        _EARLY.clear()
+    _end([p for _, p in early])
+
+
+def _end(procs: list[subprocess.Popen[bytes]], kill: bool = False) -> None:
+    """Lets workers end (their input ends); ``kill`` ends them at once."""
+    for p in procs:
+        if kill:
+            p.kill()
+        try:
+            if p.stdin is not None:
+                p.stdin.close()
+        except OSError:
+            pass
+    for p in procs:
+        p.wait()
+        if p.stdout is not None:
+            p.stdout.close()
+
+
 class Workers:
     """``n``-fold parallelism for rounds of ``run``: this process and ``n - 1`` worker
     processes. Close it with ``close``, or use it as a context manager."""
@@ -174,10 +272,9 @@ class Workers:
         """``preload``: modules each worker imports before it serves, beside the
         ingest code (redaction, when the jobs will redact)."""
         self.n = max(1, n)
-        self._procs: list[subprocess.Popen[bytes]] = [
-            subprocess.Popen([sys.executable, "-m", "workbench.ingest._worker_main",
-                              *preload], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-            for _ in range(self.n - 1)]
+        # workers ``start_workers`` started for this pool come first
+        self._procs = _take_early(tuple(preload), self.n - 1)
+        self._procs += [_spawn(preload) for _ in range(self.n - 1 - len(self._procs))]
 
     def __enter__(self) -> Workers:
         return self
@@ -215,18 +312,7 @@ class Workers:
     def close(self, *, kill: bool = False) -> None:
         """Let the workers end (their input ends); ``kill`` ends them at once."""
         procs, self._procs = self._procs, []
-        for p in procs:
-            if kill:
-                p.kill()
-            try:
-                if p.stdin is not None:
-                    p.stdin.close()
-            except OSError:
-                pass
-        for p in procs:
-            p.wait()
-            if p.stdout is not None:
-                p.stdout.close()
+        _end(procs, kill)
 
 
 def run_jobs(func: Callable[[J], R], jobs: Sequence[J], workers: int | Workers) -> list[R]:

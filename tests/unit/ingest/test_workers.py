@@ -87,3 +87,64 @@ def test_close_is_safe_twice_and_an_error_ends_the_workers():
         procs = list(pool._procs)
         raise KeyError("boom")
     assert all(p.poll() is not None for p in procs)
+
+
+# -- workers started before their pool -------------------------------------------------
+
+def _big_file(tmp_path, size=40 << 20):
+    path = tmp_path / "big.jsonl"
+    with open(path, "wb") as f:
+        f.truncate(size)  # sparse: only its size counts here
+    return path
+
+
+def test_early_workers_are_taken_by_the_next_pool(tmp_path, monkeypatch):
+    from workbench.ingest import _workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert _workers.start_workers([_big_file(tmp_path)], redact=True) == 1
+    early = [p for _, p in _workers._EARLY]
+    with Workers(2, ("workbench.redact",)) as pool:
+        assert pool._procs == early  # the very process started early
+        assert _workers._EARLY == []
+        assert pool.run(math.factorial, [5, 6]) == [120, 720]
+    assert early[0].poll() is not None
+
+
+def test_early_workers_a_pool_does_not_need_end_at_once(tmp_path, monkeypatch):
+    from workbench.ingest import _workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    # started to redact, but the pool's jobs will not: another kind of worker
+    assert _workers.start_workers([_big_file(tmp_path)], redact=True) == 1
+    early = [p for _, p in _workers._EARLY]
+    with Workers(2) as pool:
+        assert pool._procs != early and len(pool._procs) == 1
+        assert early[0].poll() is not None
+    # a pool of this process alone ends them too
+    _workers.start_workers([_big_file(tmp_path)], redact=False)
+    early = [p for _, p in _workers._EARLY]
+    with Workers(1) as pool:
+        assert pool._procs == [] and early[0].poll() is not None
+
+
+def test_no_early_workers_for_small_inputs_folders_or_a_bad_budget(tmp_path):
+    from workbench.ingest import _workers
+
+    small = tmp_path / "small.jsonl"
+    small.write_text("{}\n")
+    assert _workers.start_workers([small]) == 0
+    assert _workers.start_workers([tmp_path]) == 0  # a folder: listed by the ingest only
+    assert _workers.start_workers([_big_file(tmp_path)], memory="lots") == 0
+    assert _workers.start_workers([tmp_path / "missing"]) == 0
+    assert _workers._EARLY == []
+
+
+def test_early_workers_never_taken_end_at_exit(tmp_path, monkeypatch):
+    from workbench.ingest import _workers
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    _workers.start_workers([_big_file(tmp_path)])
+    early = [p for _, p in _workers._EARLY]
+    _workers._end_early()  # what exit runs
+    assert early and all(p.poll() is not None for p in early)
