@@ -13,7 +13,6 @@ from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
 import orjson
 import yaml
 
@@ -78,22 +77,21 @@ def loads_exact(data: bytes | str) -> Any:
 # A line is *plain* when no run of 20 characters among the digits, "-", "\" and "u"
 # stands in it: then neither the line nor any JSON text held in one of its strings can
 # spell an integer beyond 64 bits (such an integer needs 20 digits, or "-" and 19; an
-# escaped digit, "\u0031", is six such characters). Telling that takes a few vectorised
-# passes over the line, a fraction of ``_wide_number``'s cost, and spares the check of
-# every JSON text inside it (``plain_json``). OTLP timestamps, 19 digits in quotes,
-# break no rule; a hex id with 20 digits in a row, or a row of 20 dashes, makes a line
-# not plain, which is only slower.
+# escaped digit, "\u0031", is six such characters). Telling that takes one pass over the
+# line (a byte table, then a search), a fraction of ``_wide_number``'s cost, and spares
+# the check of every JSON text inside it (``plain_json``). OTLP timestamps, 19 digits
+# in quotes, break no rule; a hex id with 20 digits in a row, or a row of 20 dashes,
+# makes a line not plain, which is only slower.
 _RUN = b"\x01" * 20
-_PLAIN_FROM = 8 << 10  # bytes; below, the passes cost more than the checks they spare
+_PLAIN_FROM = 8 << 10  # bytes; below, the pass costs more than the checks it spares
+#: the digits, "-", "\" and "u" to 1, every other byte to 0
+_RUN_CHARS = bytes(int(chr(b) in "0123456789-\\u") for b in range(256))
 
 
 def _plain(data: bytes) -> bool:
-    a = np.frombuffer(data, np.uint8)
-    m = (a - 48) < 10  # digits (the subtraction wraps below "0")
-    m |= a == 45  # -
-    m |= a == 92  # backslash
-    m |= a == 117  # u
-    return m.tobytes().find(_RUN) < 0
+    # one C pass (a table lookup per byte) and a search: half the time of the same
+    # marks taken with numpy's four comparisons
+    return data.translate(_RUN_CHARS).find(_RUN) < 0
 
 
 _PLAIN: ContextVar[bool] = ContextVar("plain_json", default=False)

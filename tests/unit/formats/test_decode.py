@@ -1,10 +1,19 @@
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.formats import SourceFile
-from workbench.formats._decode import iter_json_lines, load_document, maybe_json, parse_time_ns
+from workbench.formats._decode import (
+    _plain,
+    iter_json_lines,
+    load_document,
+    maybe_json,
+    parse_time_ns,
+)
 from workbench.model import EncodingError, InvalidJSONError
 
 
@@ -67,3 +76,30 @@ def test_json_lines_skip_blank_lines_and_name_bad_ones(tmp_path):
 def test_epoch_numbers_beyond_int64_are_not_times():
     assert parse_time_ns(9223372036854776.0) is None   # read as microseconds: too large
     assert parse_time_ns(10**25) is None
+
+
+#: the definition of a plain line: no run of 20 among the digits, "-", "\\" and "u"
+_NOT_PLAIN = re.compile(rb"[-0-9\\u]{20}")
+
+
+@pytest.mark.parametrize("data, plain", [
+    (b'{"t":"1748736000147000000"}', True),           # 19 digits: an OTLP timestamp
+    (b'{"n":12345678901234567890}', False),            # 20 digits
+    (b'{"n":-1234567890123456789}', False),            # "-" and 19
+    (b'"\\u0031\\u0032\\u0033\\u0034"', False),   # escaped digits
+    (b"-" * 19 + b"x" + b"-" * 19, True),
+    (b"u" * 20, False),
+    (b"U" * 40, True),
+])
+def test_plain_marks_runs_of_twenty(data, plain):
+    assert _plain(data) is plain
+
+
+_RUNS = st.lists(st.sampled_from([b"0", b"5", b"9", b"-", b"\\", b"u"]), min_size=15,
+                 max_size=25).map(b"".join)
+_OTHERS = st.sampled_from([b"a", b"U", b"/", b":", b'"', b" ", b".", b"\xff", b"\x00"])
+
+
+@given(st.lists(st.one_of(_RUNS, _OTHERS), max_size=12).map(b"".join))
+def test_plain_is_no_run_of_twenty(data):
+    assert _plain(data) is (_NOT_PLAIN.search(data) is None)
