@@ -315,19 +315,31 @@ def lines_before(source: SourceFile) -> int:
     return count
 
 
-def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
-    """The file cut into about ``parts`` byte ranges, each starting at a line start."""
-    bounds = [source.body_start]
+def split_lines(source: SourceFile, parts: int, *, workers: int = 0) -> list[SourceFile]:
+    """The file cut into about ``parts`` byte ranges, each starting at a line start.
+
+    ``workers``: how many processes take the ranges, in order, as each finishes one.
+    The ranges then shrink from a ``2 * workers``-th of the file towards a ``parts``-th
+    (each a ``2 * workers``-th of what is left, never less than a ``parts``-th), so
+    the last ones taken are small and the processes finish about together, while the
+    file is still read in few ranges."""
+    size, start = source.size, source.body_start
+    smallest = max(1, (size - start) // max(1, parts))
+    bounds = [start]
     with open(source.path, "rb") as f:
-        for i in range(1, parts):
-            f.seek(max(source.size * i // parts, bounds[-1]))
+        for i in range(1, parts if not workers else parts + 2 * workers):
+            if workers:
+                want = bounds[-1] + max(smallest, (size - bounds[-1]) // (2 * workers))
+            else:
+                want = size * i // parts
+            f.seek(max(want, bounds[-1]))
             f.readline()  # to the start of the next line
             pos = f.tell()
-            if pos >= source.size:
+            if pos >= size:
                 break
             if pos > bounds[-1]:
                 bounds.append(pos)
-    bounds.append(source.size)
+    bounds.append(size)
     return [source.part(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 

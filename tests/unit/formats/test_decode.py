@@ -1,4 +1,5 @@
 import hashlib
+import itertools
 import re
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from workbench.formats._decode import (
     load_document,
     maybe_json,
     parse_time_ns,
+    split_lines,
 )
 from workbench.model import EncodingError, InvalidJSONError
 
@@ -103,3 +105,30 @@ _OTHERS = st.sampled_from([b"a", b"U", b"/", b":", b'"', b" ", b".", b"\xff", b"
 @given(st.lists(st.one_of(_RUNS, _OTHERS), max_size=12).map(b"".join))
 def test_plain_is_no_run_of_twenty(data):
     assert _plain(data) is (_NOT_PLAIN.search(data) is None)
+
+
+def _lines_file(tmp_path, sizes):
+    data = b"".join(b"x" * (n - 1) + b"\n" for n in sizes)
+    return source(tmp_path, data), data
+
+
+@pytest.mark.parametrize("workers", [0, 1, 2, 4])
+def test_split_lines_covers_the_file_at_line_starts(tmp_path, workers):
+    src, data = _lines_file(tmp_path, [100 + (i * 37) % 300 for i in range(400)])
+    ranges = split_lines(src, 16, workers=workers)
+    assert ranges[0].start == 0 and ranges[-1].end == len(data)
+    for a, b in itertools.pairwise(ranges):
+        assert a.end == b.start and data[b.start - 1:b.start] == b"\n"
+    if workers == 0:
+        assert len(ranges) == 16
+    else:  # a 2*workers-th of what is left, shrinking to about a 16th of the file
+        sizes = [r.end - r.start for r in ranges]
+        assert sizes[0] >= len(data) // (2 * workers)
+        assert all(s >= len(data) // 16 for s in sizes[:-1])
+        assert max(sizes[-2:]) < len(data) // 16 + 400
+        assert all(a > b - 400 for a, b in itertools.pairwise(sizes))  # lines: < 400 bytes
+
+
+def test_split_lines_of_one_long_line_is_the_file(tmp_path):
+    src, data = _lines_file(tmp_path, [5000])
+    assert [(r.start, r.end) for r in split_lines(src, 16, workers=2)] == [(0, len(data))]
