@@ -335,8 +335,8 @@ def split_lines(source: SourceFile, parts: int, *, workers: int = 0) -> list[Sou
             f.seek(max(want, bounds[-1]))
             f.readline()  # to the start of the next line
             pos = f.tell()
-            if pos >= size:
-                break
+            if pos >= size or (workers and size - pos < smallest // 2):
+                break  # (no range of a sliver at the end)
             if pos > bounds[-1]:
                 bounds.append(pos)
     bounds.append(size)
