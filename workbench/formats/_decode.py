@@ -13,7 +13,6 @@ from contextvars import ContextVar
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
 import orjson
 import yaml
 
@@ -78,22 +77,21 @@ def loads_exact(data: bytes | str) -> Any:
 # A line is *plain* when no run of 20 characters among the digits, "-", "\" and "u"
 # stands in it: then neither the line nor any JSON text held in one of its strings can
 # spell an integer beyond 64 bits (such an integer needs 20 digits, or "-" and 19; an
-# escaped digit, "\u0031", is six such characters). Telling that takes a few vectorised
-# passes over the line, a fraction of ``_wide_number``'s cost, and spares the check of
-# every JSON text inside it (``plain_json``). OTLP timestamps, 19 digits in quotes,
-# break no rule; a hex id with 20 digits in a row, or a row of 20 dashes, makes a line
-# not plain, which is only slower.
+# escaped digit, "\u0031", is six such characters). Telling that takes one pass over the
+# line (a byte table, then a search), a fraction of ``_wide_number``'s cost, and spares
+# the check of every JSON text inside it (``plain_json``). OTLP timestamps, 19 digits
+# in quotes, break no rule; a hex id with 20 digits in a row, or a row of 20 dashes,
+# makes a line not plain, which is only slower.
 _RUN = b"\x01" * 20
-_PLAIN_FROM = 8 << 10  # bytes; below, the passes cost more than the checks they spare
+_PLAIN_FROM = 8 << 10  # bytes; below, the pass costs more than the checks it spares
+#: the digits, "-", "\" and "u" to 1, every other byte to 0
+_RUN_CHARS = bytes(int(chr(b) in "0123456789-\\u") for b in range(256))
 
 
 def _plain(data: bytes) -> bool:
-    a = np.frombuffer(data, np.uint8)
-    m = (a - 48) < 10  # digits (the subtraction wraps below "0")
-    m |= a == 45  # -
-    m |= a == 92  # backslash
-    m |= a == 117  # u
-    return m.tobytes().find(_RUN) < 0
+    # one C pass (a table lookup per byte) and a search: half the time of the same
+    # marks taken with numpy's four comparisons
+    return data.translate(_RUN_CHARS).find(_RUN) < 0
 
 
 _PLAIN: ContextVar[bool] = ContextVar("plain_json", default=False)
@@ -317,19 +315,31 @@ def lines_before(source: SourceFile) -> int:
     return count
 
 
-def split_lines(source: SourceFile, parts: int) -> list[SourceFile]:
-    """The file cut into about ``parts`` byte ranges, each starting at a line start."""
-    bounds = [source.body_start]
+def split_lines(source: SourceFile, parts: int, *, workers: int = 0) -> list[SourceFile]:
+    """The file cut into about ``parts`` byte ranges, each starting at a line start.
+
+    ``workers``: how many processes take the ranges, in order, as each finishes one.
+    The ranges then shrink from a ``2 * workers``-th of the file towards a ``parts``-th
+    (each a ``2 * workers``-th of what is left, never less than a ``parts``-th), so
+    the last ones taken are small and the processes finish about together, while the
+    file is still read in few ranges."""
+    size, start = source.size, source.body_start
+    smallest = max(1, (size - start) // max(1, parts))
+    bounds = [start]
     with open(source.path, "rb") as f:
-        for i in range(1, parts):
-            f.seek(max(source.size * i // parts, bounds[-1]))
+        for i in range(1, parts if not workers else parts + 2 * workers):
+            if workers:
+                want = bounds[-1] + max(smallest, (size - bounds[-1]) // (2 * workers))
+            else:
+                want = size * i // parts
+            f.seek(max(want, bounds[-1]))
             f.readline()  # to the start of the next line
             pos = f.tell()
-            if pos >= source.size:
-                break
+            if pos >= size or (workers and size - pos < smallest // 2):
+                break  # (no range of a sliver at the end)
             if pos > bounds[-1]:
                 bounds.append(pos)
-    bounds.append(source.size)
+    bounds.append(size)
     return [source.part(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from ..model import (
 )
 from ..store import Batch, Scratch, TableSink
 from ._memory import DEFAULT_MEMORY, sort_memory
+from ._stage import KEY_CODE
 from ._workers import Workers, run_jobs
 
 __all__ = ["TraceStats", "check", "finalize", "finalize_partition", "sources_of"]
@@ -369,8 +371,9 @@ def _link(cols: _Columns, a: int, b: int) -> list[Any]:
     inferred = link_columns(
         cols.event_id[a:b], cols.kind[a:b], cols.start_ns[a:b], cols.end_ns[a:b],
         [_leaves(al) for al in cols.lazy("arg_leaves")[a:b]],
-        [r or () for r in cols.lazy("result_keys")[a:b]], results.find,
-        [k or () for k in cols.lazy("sent_keys")[a:b]])
+        [array(KEY_CODE, r) if r else () for r in cols.lazy("result_keys")[a:b]],
+        results.find,
+        [array(KEY_CODE, k) if k else () for k in cols.lazy("sent_keys")[a:b]])
     if given is None:
         return inferred
     return [loads(g) if g is not None else inf for g, inf in zip(given, inferred, strict=True)]

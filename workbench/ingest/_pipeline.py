@@ -254,7 +254,7 @@ def _plan(sources: list[tuple[SourceFile, Adapter]], work: Scratch, workers: int
         splittable = getattr(adapter, "splittable", None)
         pieces = [src]
         if workers > 1 and splittable is not None and splittable(src):
-            pieces = split_lines(src, workers * 4)
+            pieces = split_lines(src, workers * 16, workers=workers)
         first = len(parts)  # not in the generator: the list grows while it runs
         parts.extend(_Part(first + k, i, piece, adapter.name, work, partitions, key, lenient)
                      for k, piece in enumerate(pieces))

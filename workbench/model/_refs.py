@@ -97,14 +97,33 @@ def _media(value: str) -> bool:
     return "/" in value and _MEDIA(value) is not None
 
 
+#: ``_text`` of the strings no longer than a protocol token, remembered: a trace's
+#: results repeat their ids, names and words, and the protocol check is a regex with
+#: many branches; cleared when it holds ``_SHORT_MAX`` strings
+_SHORT: dict[str, bool] = {}
+_SHORT_MAX = 1 << 15
+
+
 def _text(value: str) -> bool:
     """``linkable`` for a string of 3 to ``_MAX_LEN`` characters."""
+    if len(value) > _PROTOCOL_LEN:
+        return not (value.isspace() or _media(value))
+    got = _SHORT.get(value)
+    if got is None:
+        if len(_SHORT) >= _SHORT_MAX:
+            _SHORT.clear()
+        got = _SHORT[value] = _short_text(value)
+    return got
+
+
+def _short_text(value: str) -> bool:
+    """``_text`` of a string of 3 to ``_PROTOCOL_LEN`` characters."""
     if len(value) >= 8:
         if value.isspace() or _media(value):
             return False
     elif _DIGIT.search(value) is None or _SMALL_NUMBER(value) is not None:
         return False  # a short word, or a number below 1000 written as text ("2.0")
-    return len(value) > _PROTOCOL_LEN or not protocol_value(value)
+    return not protocol_value(value)
 
 
 def linkable(value: Any) -> bool:

@@ -154,3 +154,17 @@ def test_concurrent_answers_do_not_source_what_a_request_already_held():
               ev(1, args={"job": "job-4711"}, start=50, end=60),
               ev(2, args={"job": "job-4711"}, start=100, end=120)]
     assert infer_refs(events)[2] == []
+
+
+def test_linkable_answers_alike_when_a_string_is_remembered(monkeypatch):
+    from workbench.model import _refs
+    monkeypatch.setattr(_refs, "_SHORT", {})
+    monkeypatch.setattr(_refs, "_SHORT_MAX", 4)  # cleared again and again below
+    words = {"keep-alive": False, "gzip, deflate": False, "GET": False, "2.0": False,
+             "abc": False, "text/plain": False, "   \t    ": False, "p2978": True,
+             "9999": True, "order-58213": True, "x" * 96: True, "x" * 97: True,
+             "application/json; charset=utf-8" + " " * 80: False, "Keep-Alive": False}
+    first = {w: linkable(w) for w in words}
+    again = {w: linkable(w) for w in reversed(words)}
+    assert first == again == words
+    assert len(_refs._SHORT) <= 4
