@@ -19,7 +19,6 @@ from typing import Any
 import duckdb
 import orjson
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..formats import loads_exact
 from ..model import (
@@ -267,7 +266,8 @@ class _Columns:
         self.seq_given = _values(table, "seq_given")
         self.refs_given = _values(table, "refs_given")
         orphan = table.column("orphan")
-        self.orphan = orphan.to_pylist() if pc.any(orphan).as_py() else None
+        self.orphan = (orphan.to_pylist() if any(c.true_count for c in orphan.chunks)
+                       else None)
         self._table = table
         self._lazy: dict[str, list[Any]] = {}
 
